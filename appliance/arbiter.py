@@ -1,0 +1,269 @@
+"""Buzzer arbitration: who pressed first, to the tick, whatever order the presses arrive in.
+
+A pure value type, `Race`, holds one question's presses. The engines drive it:
+
+- `lamp_on` opens the buttons («сигнал»); a press stamped before it is a false start
+  («фальстарт») when the rule-set has false starts (TV), or is ignored (sport);
+- `press` records a press; eligible presses after the lamp become candidates;
+- `settle` commits the winner — the candidate with the lowest tick — once the settle window
+  after the earliest candidate has passed, so an earlier-stamped press still in flight
+  (GPIO callbacks arrive grouped by pin, not in time order) is not beaten by a later one;
+- `open_queue` (sport) lets the others fix their order («очередь») by pressing after the
+  host has reset the first signal; the queue is kept in tick order.
+
+Equal ticks (the same nanosecond) are broken by seat, rotated by the question's `rotation`
+so no seat is favoured over a game: the winner is the tied player with the smallest
+``(seat - rotation) mod seats``.
+
+Every press stays in `presses` with its status and its offset from the lamp, so a host can
+show the whole race: who was first and by how many milliseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+MS = 1_000_000
+
+
+class Status:
+    """Why a press counted or not."""
+
+    CANDIDATE = "candidate"  # eligible, waiting for the settle window
+    WINNER = "winner"  # won the right to answer («право ответа»)
+    BEATEN = "beaten"  # eligible but later than the winner
+    FALSE_START = "false_start"  # before the lamp: blocks the player (TV)
+    EARLY = "early"  # before the lamp where false starts do not exist (sport): ignored
+    BLOCKED = "blocked"  # during a false-start block: restarts the block
+    BOUNCE = "bounce"  # a repeat edge inside the player's bounce window
+    ANSWERED = "answered"  # the player already answered this question
+    LATE = "late"  # after the winner was committed, with no queue open
+    QUEUED = "queued"  # fixed a place in the queue (sport)
+    CLOSED = "closed"  # the buttons are off (lamp off after the question)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    settle_ns: int = 5 * MS
+    bounce_ns: int = 30 * MS
+    false_start_ns: int | None = 2000 * MS  # block length; None: no false starts (sport)
+
+
+@dataclass(frozen=True, slots=True)
+class PressRecord:
+    player: int
+    t_ns: int
+    status: str
+    by: str = "button"
+
+    def to_json(self, lamp_ns: int | None) -> dict[str, Any]:
+        offset = None if lamp_ns is None else (self.t_ns - lamp_ns) / MS
+        return {"player": self.player, "t_ns": self.t_ns, "status": self.status,
+                "ms_after_lamp": offset, "by": self.by}
+
+
+@dataclass(frozen=True, slots=True)
+class Race:
+    """One question's buttons. Players are seat numbers 0..seats-1."""
+
+    seats: int
+    settings: Settings = field(default_factory=Settings)
+    playing: frozenset[int] = frozenset()  # may press in this question
+    answered: frozenset[int] = frozenset()  # already answered: may not press again
+    rotation: int = 0
+    lamp_ns: int | None = None  # when the lamp lit; None while it is off
+    opened: bool = False  # the question is open (presses before the lamp are false starts)
+    closed: bool = False  # the buttons are off for good
+    blocked_until: tuple[tuple[int, int], ...] = ()  # (player, tick) false-start blocks
+    last_edge: tuple[tuple[int, int], ...] = ()  # (player, tick) for the bounce window
+    presses: tuple[PressRecord, ...] = ()
+    winner: int | None = None
+    winner_ns: int | None = None
+    queue_from_ns: int | None = None  # the host reset the first signal at this tick
+    queue: tuple[PressRecord, ...] = ()
+
+    # -- queries -------------------------------------------------------------------------
+    @property
+    def armed(self) -> bool:
+        """The lamp is on and nobody has won yet: pressing is allowed now."""
+        return self.lamp_ns is not None and self.winner is None and not self.closed
+
+    def eligible(self, player: int) -> bool:
+        return player in self.playing and player not in self.answered
+
+    def blocked(self, player: int, t_ns: int) -> bool:
+        until = dict(self.blocked_until).get(player)
+        return until is not None and t_ns < until
+
+    def candidates(self) -> list[PressRecord]:
+        return [p for p in self.presses if p.status == Status.CANDIDATE]
+
+    def settle_deadline(self) -> int | None:
+        """The tick at which the winner may be committed, or None if nothing is pending."""
+        c = self.candidates()
+        if self.winner is not None or not c:
+            return None
+        return min(p.t_ns for p in c) + self.settings.settle_ns
+
+    def order_key(self, p: PressRecord) -> tuple[int, int]:
+        return (p.t_ns, (p.player - self.rotation) % max(self.seats, 1))
+
+    def report(self) -> list[dict[str, Any]]:
+        """The race as the screens show it, in tick order."""
+        return [p.to_json(self.lamp_ns) for p in sorted(self.presses, key=self.order_key)]
+
+
+def new_race(
+    seats: int,
+    settings: Settings | None = None,
+    playing: frozenset[int] | set[int] | None = None,
+    rotation: int = 0,
+) -> Race:
+    """A question's race. Presses before `open_question` or `lamp_on` are not false starts."""
+    return Race(
+        seats=seats,
+        settings=settings or Settings(),
+        playing=frozenset(range(seats) if playing is None else playing),
+        rotation=rotation,
+    )
+
+
+def open_question(race: Race) -> Race:
+    """The host starts reading: from now on a press before the lamp is a false start."""
+    return replace(race, opened=True)
+
+
+def lamp_on(race: Race, t_ns: int) -> Race:
+    """Light the lamp («сигнал»): presses stamped from `t_ns` on may win."""
+    return replace(race, lamp_ns=t_ns, opened=True, winner=None, winner_ns=None,
+                   queue_from_ns=None, queue=())
+
+
+def lamp_off(race: Race) -> Race:
+    return replace(race, lamp_ns=None)
+
+
+def close(race: Race) -> Race:
+    """The question is over: no press counts any more."""
+    return replace(race, closed=True, lamp_ns=None)
+
+
+def _with(pairs: tuple[tuple[int, int], ...], player: int, tick: int) -> tuple[tuple[int, int], ...]:
+    d = dict(pairs)
+    d[player] = tick
+    return tuple(sorted(d.items()))
+
+
+def press(race: Race, player: int, t_ns: int, by: str = "button") -> Race:
+    """Record a press stamped `t_ns`, arriving in any order relative to other players'."""
+    s = race.settings
+    last = dict(race.last_edge).get(player)
+    if last is not None and abs(t_ns - last) < s.bounce_ns:
+        if t_ns < last:
+            # An earlier edge of the same burst arrived late: it is the real press time.
+            return _reclock(race, player, last, t_ns)
+        return _record(race, PressRecord(player, t_ns, Status.BOUNCE, by))
+    race = replace(race, last_edge=_with(race.last_edge, player, t_ns))
+
+    if race.closed:
+        return _record(race, PressRecord(player, t_ns, Status.CLOSED, by))
+    if player not in race.playing:
+        return _record(race, PressRecord(player, t_ns, Status.CLOSED, by))
+    if race.lamp_ns is None or t_ns < race.lamp_ns:
+        if s.false_start_ns is not None and race.opened and player not in race.answered:
+            race = replace(race, blocked_until=_with(race.blocked_until, player,
+                                                     t_ns + s.false_start_ns))
+            return _record(race, PressRecord(player, t_ns, Status.FALSE_START, by))
+        return _record(race, PressRecord(player, t_ns, Status.EARLY, by))
+    if player in race.answered:
+        return _record(race, PressRecord(player, t_ns, Status.ANSWERED, by))
+    if race.blocked(player, t_ns):
+        race = replace(race, blocked_until=_with(race.blocked_until, player,
+                                                 t_ns + (s.false_start_ns or 0)))
+        return _record(race, PressRecord(player, t_ns, Status.BLOCKED, by))
+    if race.winner is not None:
+        if player == race.winner:
+            return _record(race, PressRecord(player, t_ns, Status.BOUNCE, by))
+        if race.queue_from_ns is not None and t_ns >= race.queue_from_ns:
+            if any(q.player == player for q in race.queue):
+                return _record(race, PressRecord(player, t_ns, Status.BOUNCE, by))
+            rec = PressRecord(player, t_ns, Status.QUEUED, by)
+            queue = tuple(sorted(race.queue + (rec,), key=race.order_key))
+            return replace(_record(race, rec), queue=queue)
+        return _record(race, PressRecord(player, t_ns, Status.LATE, by))
+    if any(p.player == player for p in race.candidates()):
+        return _record(race, PressRecord(player, t_ns, Status.BOUNCE, by))
+    return _record(race, PressRecord(player, t_ns, Status.CANDIDATE, by))
+
+
+def _record(race: Race, rec: PressRecord) -> Race:
+    return replace(race, presses=race.presses + (rec,))
+
+
+def _reclock(race: Race, player: int, old: int, new: int) -> Race:
+    """Move a player's accepted edge earlier when an earlier edge of the burst arrives late,
+    so the result does not depend on delivery order within one player's burst."""
+    presses = list(race.presses)
+    for i, p in enumerate(presses):
+        if p.player == player and p.t_ns == old and p.status != Status.BOUNCE:
+            presses[i] = replace(p, t_ns=new)
+            presses.append(PressRecord(player, old, Status.BOUNCE, p.by))
+            break
+    race = replace(race, presses=tuple(presses), last_edge=_with(race.last_edge, player, new))
+    if race.queue:
+        race = replace(race, queue=tuple(sorted(
+            (replace(q, t_ns=new) if q.player == player and q.t_ns == old else q
+             for q in race.queue), key=race.order_key)))
+    return race
+
+
+def settle(race: Race, now_ns: int) -> Race:
+    """Commit the winner if the settle window after the earliest candidate has passed."""
+    deadline = race.settle_deadline()
+    if deadline is None or now_ns < deadline:
+        return race
+    first = min(race.candidates(), key=race.order_key)
+    presses = tuple(
+        replace(p, status=Status.WINNER if p is first else Status.BEATEN)
+        if p.status == Status.CANDIDATE else p
+        for p in race.presses
+    )
+    return replace(race, presses=presses, winner=first.player, winner_ns=first.t_ns)
+
+
+def open_queue(race: Race, t_ns: int) -> Race:
+    """The host reset the first signal: from `t_ns` the others fix their order by pressing.
+    Candidates beaten before the reset do not queue by themselves (the rule says the order is
+    fixed by pressing after the reset)."""
+    return replace(race, queue_from_ns=t_ns)
+
+
+def next_in_queue(race: Race) -> tuple[Race, int | None]:
+    """After a wrong answer: the answerer is done; the first queued player must answer."""
+    answered = race.answered | ({race.winner} if race.winner is not None else set())
+    queue = tuple(q for q in race.queue if q.player not in answered)
+    if not queue:
+        return replace(race, answered=answered, queue=()), None
+    head, rest = queue[0], queue[1:]
+    return replace(race, answered=answered, winner=head.player, winner_ns=head.t_ns,
+                   queue=rest), head.player
+
+
+def rearm(race: Race, t_ns: int) -> Race:
+    """After a wrong answer: the answerer is done, the lamp lights again for the others."""
+    answered = race.answered | ({race.winner} if race.winner is not None else set())
+    return lamp_on(replace(race, answered=answered), t_ns)
+
+
+def stats(race: Race) -> dict[int, dict[str, Any]]:
+    """Per-player facts of this race: false starts and reaction from lamp to winning press."""
+    out: dict[int, dict[str, Any]] = {}
+    for p in race.presses:
+        d = out.setdefault(p.player, {"false_starts": 0, "reaction_ns": None})
+        if p.status == Status.FALSE_START:
+            d["false_starts"] += 1
+    if race.winner is not None and race.lamp_ns is not None and race.winner_ns is not None:
+        out.setdefault(race.winner, {"false_starts": 0, "reaction_ns": None})
+        out[race.winner]["reaction_ns"] = race.winner_ns - race.lamp_ns
+    return out

@@ -1,0 +1,1 @@
+"""The hardware adapter: wired player buttons and the lamp over gpiozero."""

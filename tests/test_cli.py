@@ -1,0 +1,8 @@
+import subprocess
+import sys
+
+
+def test_svoyak_help_runs():
+    out = subprocess.run([sys.executable, "-m", "appliance.cli", "--help"],
+                         capture_output=True, text=True, check=True)
+    assert "svoyak" in out.stdout

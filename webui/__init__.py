@@ -1,0 +1,1 @@
+"""The web screens: host tablet, TV board, player phones, admin."""
