@@ -149,7 +149,10 @@ def close(race: Race) -> Race:
     return replace(race, closed=True, lamp_ns=None)
 
 
-def _with(pairs: tuple[tuple[int, int], ...], player: int, tick: int) -> tuple[tuple[int, int], ...]:
+Pairs = tuple[tuple[int, int], ...]
+
+
+def _with(pairs: Pairs, player: int, tick: int) -> Pairs:
     d = dict(pairs)
     d[player] = tick
     return tuple(sorted(d.items()))
