@@ -1,0 +1,54 @@
+"""Rules engines by name, so the log can say which rules a game was played by.
+
+Engines are imported only when first asked for: a missing or broken engine module makes only
+its own games unavailable, never the others (and the box still starts).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from appliance.engine import Refused, Rules
+
+# name in the log -> module path (or, for tests and plug-ins, an engine object)
+REGISTRY: dict[str, str | Any] = {
+    "battle": "appliance.sport.battle",  # sport battle («бой»)
+    "tv": "appliance.tv.game",  # the TV game
+}
+
+_REQUIRED = ("initial", "decide", "evolve", "legal_actions", "next_deadline", "view", "summary")
+
+
+def names() -> list[str]:
+    return sorted(REGISTRY)
+
+
+def register(name: str, engine: str | Any) -> None:
+    """Add an engine: a module path (imported on first use) or an object with the functions
+    of `appliance.engine.Rules`."""
+    REGISTRY[name] = engine
+
+
+def get(name: str) -> Rules:
+    """The engine registered as `name`; `Refused` if there is none or it cannot be loaded."""
+    target = REGISTRY.get(name)
+    if target is None:
+        raise Refused(f"Неизвестные правила: «{name}». Есть: {', '.join(names())}.",
+                      f"Unknown rules '{name}'. Known: {', '.join(names())}.", "unknown_rules")
+    engine: Any = target
+    if isinstance(target, str):
+        try:
+            engine = importlib.import_module(target)
+        except ModuleNotFoundError as e:
+            if e.name is None or not target.startswith(e.name):
+                raise  # the engine exists but imports something missing: a real bug
+            raise Refused(f"Правила «{name}» не установлены.",
+                          f"The rules '{name}' are not installed ({target}).",
+                          "rules_unavailable") from e
+    missing = [f for f in _REQUIRED if not callable(getattr(engine, f, None))]
+    if missing:
+        raise Refused(f"Правила «{name}» неполны.",
+                      f"The rules '{name}' lack {', '.join(missing)}.", "rules_unavailable")
+    return engine  # type: ignore[no-any-return]
+

@@ -1,0 +1,296 @@
+"""The event log: one SQLite file that is the truth about every game.
+
+Two tables:
+
+- ``games``  (id, rules, setup JSON, created wall time, status ``running``/``finished``,
+  finished wall time, final summary JSON);
+- ``events`` (game, seq, t_ns on the game's monotonic clock, wall time, type, JSON payload),
+  primary key ``(game, seq)``, append-only.
+
+A command's events are appended in one transaction: all of them or none. The file is opened
+with WAL and ``synchronous=FULL``, so once `append` returns the events survive a power cut;
+the loop acknowledges a command to a screen only after that.
+
+A corrupt or truncated file raises `StoreCorrupt` naming the path; it is never recreated,
+because an empty log would silently lose the games in it. Other areas (the package library,
+tournaments) add their own tables to the same file through their own modules: `Store.path`
+is public, and every connection waits on a lock (``busy_timeout``) instead of failing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from appliance.engine import Event
+
+DB_NAME = "svoyak.db"
+DATA_ENV = "SVOYAK_DATA"
+RUNNING = "running"
+FINISHED = "finished"
+BUSY_TIMEOUT_MS = 5000
+_MAGIC = b"SQLite format 3\x00"
+
+
+class StoreError(Exception):
+    """The event log cannot be used; the message names the file."""
+
+
+class StoreCorrupt(StoreError):
+    """The file is not a readable SQLite database (garbage, truncated, damaged)."""
+
+
+def data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The box's data directory: `explicit`, else $SVOYAK_DATA, else ./data."""
+    return Path(explicit or os.environ.get(DATA_ENV) or "data")
+
+
+def db_path(data: str | os.PathLike[str] | None = None) -> Path:
+    """Where the event log lives inside a data directory."""
+    return data_dir(data) / DB_NAME
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    id: int
+    rules: str
+    setup: Mapping[str, Any]
+    created: float  # wall time, seconds since the epoch
+    status: str
+    finished: float | None = None
+    summary: Mapping[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.id, "rules": self.rules, "setup": self.setup,
+                "created": iso(self.created), "status": self.status,
+                "finished": None if self.finished is None else iso(self.finished),
+                "summary": self.summary}
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedEvent:
+    """An event as stored: with its game, sequence number and wall time."""
+
+    game: int
+    seq: int
+    wall: float
+    event: Event
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seq": self.seq, "t_ns": self.event.t_ns, "wall": iso(self.wall),
+                "type": self.event.type, "payload": dict(self.event.data)}
+
+
+def iso(wall: float) -> str:
+    """Wall time as ISO 8601 UTC with milliseconds, for protocols people read."""
+    return datetime.fromtimestamp(wall, UTC).isoformat(timespec="milliseconds")
+
+
+def encode(data: Mapping[str, Any]) -> str:
+    try:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise StoreError(f"event payload is not plain JSON: {e}") from e
+
+
+def normalize(events: Sequence[Event]) -> list[Event]:
+    """The events exactly as they will read back from the log (tuples become lists, keys
+    strings), so the live state and a replayed state are folded from equal values."""
+    return [Event(e.type, int(e.t_ns), json.loads(encode(e.data))) for e in events]
+
+
+class Store:
+    """The event log in one SQLite file. Safe to share between threads (calls serialize on a
+    lock); the game loop is its only writer of games and events."""
+
+    def __init__(self, path: str | os.PathLike[str], *, create: bool = True,
+                 wall: Callable[[], float] = time.time):
+        self.path = Path(path)
+        self._wall = wall
+        self._lock = threading.RLock()
+        if not self.path.exists() and not create:
+            raise StoreError(f"no event log at {self.path}")
+        _check_header(self.path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                                   timeout=BUSY_TIMEOUT_MS / 1000)
+        except sqlite3.Error as e:
+            raise StoreError(f"cannot open the event log {self.path}: {e}") from e
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StoreError(f"{self.path}: cannot switch the event log to WAL ({mode})")
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            check = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()]
+            if check != ["ok"]:
+                raise StoreCorrupt(f"the event log {self.path} is damaged: {check[0][:300]}")
+            self.db = sqlite_utils.Database(conn)
+            self._create_schema()
+        except sqlite3.DatabaseError as e:
+            conn.close()
+            raise StoreCorrupt(f"the event log {self.path} is not a readable SQLite "
+                               f"database ({e}); it was left as it is") from e
+        except StoreError:
+            conn.close()
+            raise
+
+    # -- life cycle ------------------------------------------------------------------------
+    def _create_schema(self) -> None:
+        with self._write():
+            self.db["games"].create(
+                {"id": int, "rules": str, "setup": str, "created": float, "status": str,
+                 "finished": float, "summary": str},
+                pk="id", not_null={"rules", "setup", "created", "status"}, if_not_exists=True,
+            )
+            self.db["events"].create(
+                {"game": int, "seq": int, "t_ns": int, "wall": float, "type": str,
+                 "payload": str},
+                pk=("game", "seq"), not_null={"t_ns", "wall", "type", "payload"},
+                foreign_keys=[("game", "games", "id")], if_not_exists=True,
+            )
+            self.db["games"].create_index(["status"], if_not_exists=True)
+
+    def close(self) -> None:
+        with self._lock:
+            self.db.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken up front so a reader never has to upgrade."""
+        with self._lock:
+            conn = self.db.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    # -- writes ----------------------------------------------------------------------------
+    def create_game(self, rules: str, setup: Mapping[str, Any]) -> int:
+        with self._write() as conn:
+            cur = conn.execute(
+                "INSERT INTO games (rules, setup, created, status) VALUES (?, ?, ?, ?)",
+                (rules, encode(setup), self._wall(), RUNNING))
+            return int(cur.lastrowid or 0)
+
+    def append(self, game: int, events: Sequence[Event]) -> list[int]:
+        """Append one command's events in one transaction; returns their sequence numbers.
+        When this returns, the events are on disk."""
+        if not events:
+            return []
+        rows = [(e.type, int(e.t_ns), encode(e.data)) for e in events]
+        wall = self._wall()
+        with self._write() as conn:
+            status = conn.execute("SELECT status FROM games WHERE id = ?", (game,)).fetchone()
+            if status is None:
+                raise StoreError(f"{self.path}: no game {game}")
+            if status[0] != RUNNING:
+                raise StoreError(f"{self.path}: game {game} is {status[0]}")
+            last = conn.execute("SELECT coalesce(max(seq), 0) FROM events WHERE game = ?",
+                                (game,)).fetchone()[0]
+            seqs = list(range(last + 1, last + 1 + len(rows)))
+            conn.executemany(
+                "INSERT INTO events (game, seq, t_ns, wall, type, payload) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(game, s, t, wall, ty, p) for s, (ty, t, p) in zip(seqs, rows, strict=True)])
+        return seqs
+
+    def finish(self, game: int, summary: Mapping[str, Any] | None = None) -> None:
+        """Close a game: it is no longer resumed at start and takes no more events."""
+        with self._write() as conn:
+            cur = conn.execute(
+                "UPDATE games SET status = ?, finished = ?, summary = ? "
+                "WHERE id = ? AND status = ?",
+                (FINISHED, self._wall(), None if summary is None else encode(summary),
+                 game, RUNNING))
+            if cur.rowcount != 1:
+                raise StoreError(f"{self.path}: no running game {game}")
+
+    # -- reads -----------------------------------------------------------------------------
+    def game(self, game: int) -> GameRecord | None:
+        with self._lock:
+            rows = list(self.db.query("SELECT * FROM games WHERE id = ?", [game]))
+        return _game(rows[0]) if rows else None
+
+    def games(self, status: str | None = None) -> list[GameRecord]:
+        sql, params = "SELECT * FROM games", []
+        if status is not None:
+            sql, params = sql + " WHERE status = ?", [status]
+        with self._lock:
+            return [_game(r) for r in self.db.query(sql + " ORDER BY id", params)]
+
+    def unfinished(self) -> list[GameRecord]:
+        """Games the box must resume, oldest first."""
+        return self.games(RUNNING)
+
+    def events(self, game: int, after: int = 0) -> list[Event]:
+        """A game's events in order, ready to fold."""
+        loads = json.loads
+        with self._lock:
+            rows = self.db.conn.execute(
+                "SELECT type, t_ns, payload FROM events WHERE game = ? AND seq > ? ORDER BY seq",
+                (game, after)).fetchall()
+        return [Event(ty, t, loads(p)) for ty, t, p in rows]
+
+    def log(self, game: int) -> list[LoggedEvent]:
+        """A game's protocol: every event with its sequence number and wall time."""
+        with self._lock:
+            rows = self.db.conn.execute(
+                "SELECT seq, wall, type, t_ns, payload FROM events WHERE game = ? ORDER BY seq",
+                (game,)).fetchall()
+        return [LoggedEvent(game, s, w, Event(ty, t, json.loads(p))) for s, w, ty, t, p in rows]
+
+    def count(self, game: int) -> int:
+        with self._lock:
+            return int(self.db.conn.execute(
+                "SELECT count(*) FROM events WHERE game = ?", (game,)).fetchone()[0])
+
+    def integrity(self) -> list[str]:
+        """``PRAGMA integrity_check``: ``["ok"]`` for a sound file."""
+        with self._lock:
+            return [r[0] for r in self.db.conn.execute("PRAGMA integrity_check").fetchall()]
+
+
+def _game(row: Mapping[str, Any]) -> GameRecord:
+    return GameRecord(
+        id=row["id"], rules=row["rules"], setup=json.loads(row["setup"]),
+        created=row["created"], status=row["status"], finished=row["finished"],
+        summary=None if row["summary"] is None else json.loads(row["summary"]),
+    )
+
+
+def _check_header(path: Path) -> None:
+    """Refuse a file that is plainly not SQLite before SQLite gets to touch it. An empty file
+    is a log that was never written (SQLite creates it empty on first open)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(len(_MAGIC))
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise StoreError(f"cannot read the event log {path}: {e}") from e
+    if head and head != _MAGIC:
+        raise StoreCorrupt(f"the event log {path} is not an SQLite database "
+                           f"(it starts with {head[:16]!r}); it was left as it is")
