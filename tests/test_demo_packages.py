@@ -93,8 +93,13 @@ def test_sport_shape(sport):
     assert len(sport.rounds[1].themes) == 2
     if len(sport.rounds) > 2:
         assert names[2:] == ["Финал: синие и красные"]
-        # with the main round's 4 themes, a 12-theme final battle
-        assert len(sport.rounds[2].themes) == 8
+        # with the main round's 4 themes, a 12-theme final battle: 6 blue, then 6 red
+        final = sport.rounds[2].themes
+        assert len(final) == 8
+        colours = ["красная" if "красная" in t.comment.lower() else
+                   "синяя" if "синяя" in t.comment.lower() else "?" for t in final]
+        assert colours == ["синяя"] * 2 + ["красная"] * 6
+        assert not any("красн" in t.comment.lower() for r in sport.rounds[:2] for t in r.themes)
     for rnd in sport.rounds:
         for theme in rnd.themes:
             assert [q.price for q in theme.questions] == [10, 20, 30, 40, 50]
