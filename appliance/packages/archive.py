@@ -1,0 +1,190 @@
+"""Safe reading of zip archives (SIQ packages and our own exports).
+
+A package file comes from anyone with a USB stick, so the archive is checked before a
+single byte is unpacked: entry names (no `..`, no absolute paths, no symlinks), entry
+count, total unpacked size and compression ratio (zip bombs). The declared sizes are then
+enforced again while streaming, because a crafted archive may lie about them.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+CHUNK = 1 << 20  # bytes per read when streaming an entry
+
+
+class PackageError(ValueError):
+    """A package cannot be imported; the message names the file and the place."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Settings that bound what an archive may unpack to (zip bombs, huge files).
+
+    Environment overrides: SVOYAK_PACKAGE_MAX_MB, SVOYAK_PACKAGE_MAX_ENTRIES,
+    SVOYAK_PACKAGE_MAX_RATIO, SVOYAK_PACKAGE_MAX_XML_MB.
+    """
+
+    max_total_bytes: int = 2 << 30  # everything unpacked, media included
+    max_entries: int = 10_000
+    max_ratio: float = 200.0  # unpacked / compressed, per entry
+    ratio_floor_bytes: int = 1 << 20  # entries smaller than this skip the ratio test
+    max_xml_bytes: int = 64 << 20  # content.xml / package.json / a text package
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Limits:
+        """Defaults overridden by the environment (sizes in MB)."""
+        env = dict(os.environ if env is None else env)
+        base = cls()
+
+        def get(key: str, default: float, scale: int = 1) -> float:
+            raw = env.get(key, "").strip()
+            return float(raw) * scale if raw else default
+
+        return cls(
+            max_total_bytes=int(get("SVOYAK_PACKAGE_MAX_MB", base.max_total_bytes, 1 << 20)),
+            max_entries=int(get("SVOYAK_PACKAGE_MAX_ENTRIES", base.max_entries)),
+            max_ratio=get("SVOYAK_PACKAGE_MAX_RATIO", base.max_ratio),
+            max_xml_bytes=int(get("SVOYAK_PACKAGE_MAX_XML_MB", base.max_xml_bytes, 1 << 20)),
+        )
+
+
+def _bad_name(name: str) -> str | None:
+    """Why an entry name is unsafe to unpack, or None."""
+    if "\x00" in name:
+        return "contains a NUL byte"
+    unified = name.replace("\\", "/")
+    if unified.startswith("/") or (len(unified) > 1 and unified[1] == ":"):
+        return "is an absolute path"
+    if ".." in unified.split("/"):
+        return "contains '..'"
+    return None
+
+
+def _is_symlink(info: zipfile.ZipInfo) -> bool:
+    mode = info.external_attr >> 16
+    return info.create_system == 3 and stat.S_ISLNK(mode)
+
+
+class SafeZip:
+    """A zip archive checked against `Limits` on open; entries are read as streams.
+
+    Use as a context manager. Raises PackageError (naming the file and the entry) when the
+    archive is not a zip, or any entry is unsafe.
+    """
+
+    def __init__(self, path: str | Path, limits: Limits | None = None):
+        self.path = Path(path)
+        self.limits = limits or Limits()
+        self._streamed = 0
+        try:
+            self._zip = zipfile.ZipFile(self.path)
+        except zipfile.BadZipFile as e:
+            raise PackageError(f"{self.path.name}: not a zip archive ({e})") from e
+        except OSError as e:
+            raise PackageError(f"{self.path.name}: cannot read the file ({e.strerror})") from e
+        try:
+            self._check()
+        except PackageError:
+            self._zip.close()
+            raise
+
+    def _check(self) -> None:
+        infos = self._zip.infolist()
+        lim = self.limits
+        if len(infos) > lim.max_entries:
+            raise PackageError(
+                f"{self.path.name}: {len(infos)} entries in the archive, "
+                f"more than the limit of {lim.max_entries}"
+            )
+        total = 0
+        self._infos: dict[str, zipfile.ZipInfo] = {}
+        for info in infos:
+            where = f"{self.path.name}: entry {info.filename!r}"
+            reason = _bad_name(info.filename)
+            if reason:
+                raise PackageError(f"{where} {reason}")
+            if _is_symlink(info):
+                raise PackageError(f"{where} is a symbolic link")
+            if info.file_size > lim.ratio_floor_bytes and (
+                info.compress_size == 0 or info.file_size / info.compress_size > lim.max_ratio
+            ):
+                ratio = info.file_size / max(info.compress_size, 1)
+                raise PackageError(
+                    f"{where} unpacks {ratio:.0f} times its packed size "
+                    f"(limit {lim.max_ratio:g}): a zip bomb?"
+                )
+            total += info.file_size
+            if total > lim.max_total_bytes:
+                raise PackageError(
+                    f"{self.path.name}: unpacks to more than {lim.max_total_bytes >> 20} MB "
+                    "(the limit): a zip bomb?"
+                )
+            if not info.is_dir():
+                self._infos[info.filename] = info
+
+    def __enter__(self) -> SafeZip:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._zip.close()
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._infos)
+
+    def size(self, name: str) -> int:
+        return self._infos[name].file_size
+
+    def has(self, name: str) -> bool:
+        return name in self._infos
+
+    def chunks(self, name: str) -> Iterator[bytes]:
+        """Stream one entry, never more than its declared size nor the total limit."""
+        info = self._infos[name]
+        where = f"{self.path.name}: entry {name!r}"
+        seen = 0
+        try:
+            with self._zip.open(info) as f:
+                while True:
+                    chunk = f.read(CHUNK)
+                    if not chunk:
+                        break
+                    seen += len(chunk)
+                    self._streamed += len(chunk)
+                    if seen > info.file_size:
+                        raise PackageError(f"{where} is larger than it declares")
+                    if self._streamed > self.limits.max_total_bytes:
+                        raise PackageError(
+                            f"{self.path.name}: unpacks to more than "
+                            f"{self.limits.max_total_bytes >> 20} MB (the limit)"
+                        )
+                    if (
+                        seen > self.limits.ratio_floor_bytes
+                        and seen / max(info.compress_size, 1) > self.limits.max_ratio
+                    ):
+                        raise PackageError(f"{where} unpacks far beyond its packed size")
+                    yield chunk
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError) as e:
+            raise PackageError(f"{where} is damaged ({e})") from e
+        except NotImplementedError as e:  # unsupported compression method
+            raise PackageError(f"{where}: {e}") from e
+        except RuntimeError as e:  # encrypted entry
+            raise PackageError(f"{where}: {e}") from e
+
+    def read(self, name: str, max_bytes: int | None = None) -> bytes:
+        """A whole (small) entry in memory, e.g. content.xml; bounded by `max_xml_bytes`."""
+        limit = self.limits.max_xml_bytes if max_bytes is None else max_bytes
+        if self._infos[name].file_size > limit:
+            raise PackageError(
+                f"{self.path.name}: entry {name!r} is larger than {limit >> 20} MB (the limit)"
+            )
+        return b"".join(self.chunks(name))
