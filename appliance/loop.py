@@ -1,0 +1,329 @@
+"""The game loop: the one thread that owns every game's state («один писатель»).
+
+GPIO callbacks, Socket.IO handlers and scripts never touch a state: they `submit` commands
+(thread-safe) and get a `Future` that resolves once the command's events are committed to the
+log. The loop thread takes commands in arrival order, sleeps until the earliest deadline any
+engine asked for (settle window, false-start block, 7 s window) and then feeds that engine a
+timeout command stamped with the deadline itself. A command that arrived after a deadline is
+decided after that deadline's timeout (see `Session.run`), so a press that came in after the
+settle window cannot beat the winner the window already fixed.
+
+After every committed command the subscribers get an `Update`: inline ones on the loop
+thread (for the lamp and LEDs: they must be fast and never block), the others on a notifier
+thread, so a slow screen never delays a press.
+
+Life cycle (owned here, not by the engines): `new_game` creates a game and makes it current;
+the host's ``{"type": "end_game"}`` command closes it and stores the engine's final summary.
+A game whose summary already names a winner stays running until the host ends it, so the
+host can still undo or rejudge the last answer. Games not ended are resumed when the loop
+starts: their events are folded again, so after a power cut the box is where it was.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any
+
+from appliance import engines
+from appliance.engine import Action, Command, Event, Refused, Rules
+from appliance.session import Session, Step
+from appliance.store import Store
+
+log = logging.getLogger(__name__)
+
+END_GAME = "end_game"
+END_GAME_ACTION = Action(END_GAME, "Завершить игру", "End the game", confirm=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What became of a submitted command: its committed events, or why it was refused."""
+
+    events: list[Event]
+    refused: Refused | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """Told to subscribers after each commit (and when a game starts or ends)."""
+
+    game: int
+    rules: Rules
+    state: Any
+    events: list[Event] = field(default_factory=list)
+    finished: bool = False
+    command: Command | None = None
+
+
+Subscriber = Callable[[Update], None]
+_STOP = object()
+_WAKE = object()
+
+
+class GameLoop:
+    """One thread, all games. See the module docstring for the contract."""
+
+    def __init__(self, store: Store, clock: Callable[[], int] = time.monotonic_ns, *,
+                 resolve: Callable[[str], Rules] = engines.get):
+        self.store = store
+        self.clock = clock
+        self._resolve = resolve
+        self._sessions: dict[int, Session] = {}
+        self._current: int | None = None
+        self._inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._outbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._inline: list[Subscriber] = []
+        self._others: list[Subscriber] = []
+        self._thread: threading.Thread | None = None
+        self._notifier: threading.Thread | None = None
+        self._resumed = False
+        self._stopped = False
+
+    # -- life of the loop ------------------------------------------------------------------
+    def start(self) -> GameLoop:
+        """Resume unfinished games (if `resume` was not called yet) and start the threads."""
+        if self._thread is not None:
+            return self
+        if not self._resumed:
+            self.resume()
+        self._thread = threading.Thread(target=self._run, name="game-loop", daemon=True)
+        self._notifier = threading.Thread(target=self._notify_others, name="game-notifier",
+                                          daemon=True)
+        self._notifier.start()
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Finish the commands already queued, then stop both threads."""
+        self._stopped = True
+        if self._thread is None:
+            return
+        self._inbox.put(_STOP)
+        self._thread.join(timeout)
+        self._outbox.put(_STOP)
+        if self._notifier is not None:
+            self._notifier.join(timeout)
+        self._thread = None
+
+    def resume(self) -> list[int]:
+        """Fold every unfinished game of the store back into memory; the newest becomes
+        current. Call before `start` (start calls it otherwise). A game whose engine cannot
+        be loaded is skipped and stays in the log untouched."""
+        if self._thread is not None:
+            raise RuntimeError("resume() before start(): the loop thread owns the games")
+        resumed = []
+        for record in self.store.unfinished():
+            if record.id in self._sessions:
+                continue
+            try:
+                rules = self._resolve(record.rules)
+                session = Session.resume(self.store, record.id, rules, now_ns=self.clock())
+            except Exception:
+                log.exception("cannot resume game %s (%s): left in the log", record.id,
+                              record.rules)
+                continue
+            self._sessions[record.id] = session
+            resumed.append(record.id)
+        if resumed:
+            self._current = resumed[-1]
+        self._resumed = True
+        return resumed
+
+    # -- what other threads call -----------------------------------------------------------
+    @property
+    def current(self) -> int | None:
+        """The game the screens show: the newest one started or resumed."""
+        return self._current
+
+    def games(self) -> list[int]:
+        return sorted(self._sessions)
+
+    def new_game(self, rules_name: str, setup: Mapping[str, Any]) -> Future[int]:
+        """Start a game; resolves to its id once it is in the log (or raises `Refused` for
+        unknown rules or a setup the engine refuses)."""
+        return self._enqueue(("new", rules_name, dict(setup)))
+
+    def submit(self, command: Command | Mapping[str, Any],
+               game: int | None = None) -> Future[Outcome]:
+        """Queue a command for `game` (default: the current game). A command with ``t_ns``
+        0 is stamped now; every command gets its arrival time ``at_ns`` if it has none."""
+        now = self.clock()
+        if not isinstance(command, Command):
+            try:
+                command = Command.from_json(command)
+            except Refused as r:
+                fut: Future[Outcome] = Future()
+                fut.set_result(Outcome([], r))
+                return fut
+        if command.t_ns == 0 or command.at_ns is None:
+            command = Command(command.type, command.t_ns or now, command.args, command.by,
+                              now if command.at_ns is None else command.at_ns)
+        return self._enqueue(("cmd", command, game))
+
+    def end_game(self, game: int | None = None) -> Future[Outcome]:
+        return self.submit(Command(END_GAME), game)
+
+    def subscribe(self, fn: Subscriber, inline: bool = False) -> Callable[[], None]:
+        """Call `fn(update)` after each commit; returns a function that unsubscribes."""
+        target = self._inline if inline else self._others
+        target.append(fn)
+        return lambda: target.remove(fn) if fn in target else None
+
+    def snapshot(self, game: int | None = None) -> tuple[Rules, Any]:
+        """(rules, state) of a game as last committed. States are immutable, so this is safe
+        from any thread. A game no longer in memory is folded from the log."""
+        session = self._session(game)
+        return session.rules, session.state
+
+    def now(self, game: int | None = None) -> int:
+        """The game's clock now (the box clock, re-based for a game resumed after a cut)."""
+        return self.clock() + self._session(game).offset_ns
+
+    def legal_actions(self, game: int | None = None) -> list[Action]:
+        """The engine's legal actions, plus ending the game."""
+        session = self._session(game)
+        if session.finished:
+            return []
+        return [*session.rules.legal_actions(session.state), END_GAME_ACTION]
+
+    def is_finished(self, game: int | None = None) -> bool:
+        return self._session(game).finished
+
+    def wake(self) -> None:
+        """Make the loop look at the clock again (tests that move a fake clock use this)."""
+        self._inbox.put(_WAKE)
+
+    # -- internals -------------------------------------------------------------------------
+    def _session(self, game: int | None) -> Session:
+        game = self._current if game is None else game
+        if game is None:
+            raise KeyError("no game is running")
+        session = self._sessions.get(game)
+        if session is not None:
+            return session
+        record = self.store.game(game)
+        if record is None:
+            raise KeyError(game)
+        return Session.resume(self.store, game, self._resolve(record.rules))
+
+    def _enqueue(self, item: tuple[Any, ...]) -> Future[Any]:
+        fut: Future[Any] = Future()
+        if self._stopped:
+            fut.set_exception(RuntimeError("the game loop is stopped"))
+            return fut
+        self._inbox.put((*item, fut))
+        return fut
+
+    def _run(self) -> None:
+        while True:
+            try:
+                item = self._inbox.get(timeout=self._wait_s())
+            except queue.Empty:
+                item = _WAKE
+            if item is _STOP:
+                break
+            if item is not _WAKE:
+                try:
+                    self._do(item)
+                except Exception as e:  # a bug or a disk error: report it, keep running
+                    log.exception("game loop: %s failed", item[0])
+                    fut = item[-1]
+                    if not fut.done():
+                        fut.set_exception(e)
+            self._timeouts()
+
+    def _wait_s(self) -> float | None:
+        deadlines = [d - s.offset_ns for s in self._sessions.values()
+                     if not s.finished and (d := s.deadline()) is not None]
+        if not deadlines:
+            return None
+        return max(0.0, (min(deadlines) - self.clock()) / 1e9)
+
+    def _timeouts(self) -> None:
+        now = self.clock()
+        for session in list(self._sessions.values()):
+            if not session.finished:
+                try:
+                    self._tell(session, session.due(now + session.offset_ns))
+                except Exception:
+                    log.exception("game %s: a timeout failed", session.game)
+
+    def _do(self, item: tuple[Any, ...]) -> None:
+        kind, *args, fut = item
+        if kind == "new":
+            rules_name, setup = args
+            try:
+                rules = self._resolve(rules_name)
+                session = Session.new(self.store, rules_name, rules, setup)
+            except Refused as r:
+                fut.set_exception(r)
+                return
+            for old in [g for g, s in self._sessions.items() if s.finished]:
+                del self._sessions[old]  # ended games stay in the log, not in memory
+            self._sessions[session.game] = session
+            self._current = session.game
+            self._publish(Update(session.game, rules, session.state))
+            fut.set_result(session.game)
+            return
+        command, game = args
+        game = self._current if game is None else game
+        session = self._sessions.get(game) if game is not None else None
+        if session is None:
+            fut.set_result(Outcome([], Refused(
+                "Нет такой игры." if game is not None else "Игра не начата.",
+                f"No game {game}." if game is not None else "No game is running.",
+                "no_game")))
+            return
+        if command.type == END_GAME:
+            self._end(session, command, fut)
+            return
+        steps = session.run(session.to_game_time(command))
+        *timeouts, own = steps
+        self._tell(session, timeouts)
+        if own.events:
+            self._publish(Update(session.game, session.rules, own.state, own.events,
+                                 command=own.command), fut, Outcome(own.events))
+        else:
+            fut.set_result(Outcome([], own.refused))
+
+    def _end(self, session: Session, command: Command, fut: Future[Outcome]) -> None:
+        if session.finished:
+            fut.set_result(Outcome([], Refused("Игра уже окончена.", "The game is over.",
+                                               "finished")))
+            return
+        session.finish()
+        self._publish(Update(session.game, session.rules, session.state, finished=True,
+                             command=command), fut, Outcome([]))
+
+    def _tell(self, session: Session, steps: list[Step]) -> None:
+        for step in steps:
+            if step.events:
+                self._publish(Update(session.game, session.rules, step.state, step.events,
+                                     command=step.command))
+
+    def _publish(self, update: Update, fut: Future[Any] | None = None,
+                 result: Any = None) -> None:
+        """Inline subscribers first (the lamp), then the command's sender, then screens."""
+        for fn in list(self._inline):
+            try:
+                fn(update)
+            except Exception:
+                log.exception("inline subscriber %r failed", fn)
+        if fut is not None:
+            fut.set_result(result)
+        if self._others:
+            self._outbox.put(update)
+
+    def _notify_others(self) -> None:
+        while (update := self._outbox.get()) is not _STOP:
+            for fn in list(self._others):
+                try:
+                    fn(update)
+                except Exception:
+                    log.exception("subscriber %r failed", fn)

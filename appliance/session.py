@@ -1,0 +1,144 @@
+"""One game: its engine, its state and its log, stepped one command at a time.
+
+`Session` is the synchronous heart shared by the threaded game loop (`appliance.loop`) and
+the script runner (`appliance.replay`), so a script exercises exactly what the box does:
+
+    decide → normalize the events as the log will return them → fold → commit → swap state
+
+A refused command changes nothing; a failed commit leaves the state as it was. Time is data:
+`run(command)` first feeds the engine a timeout at every deadline that falls before the
+command's arrival, then the command itself, so the same timestamps always give the same log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from appliance.engine import Command, Event, Refused, Rules, fold, timeout
+from appliance.store import Store, normalize
+
+# A timeout that changes nothing yet leaves the same deadline would wake the loop forever.
+MAX_TIMEOUTS_PER_STEP = 1000
+
+
+@dataclass(slots=True)
+class Step:
+    """What one command did: the events committed (empty if none or refused)."""
+
+    command: Command
+    events: list[Event]
+    refused: Refused | None = None
+    state: Any = None  # the state right after this step
+
+
+class Session:
+    """A game owned by one thread. `state` is immutable and swapped whole, so other threads
+    may read it (and `rules`) at any moment without a lock."""
+
+    def __init__(self, store: Store, game: int, rules_name: str, rules: Rules, state: Any,
+                 *, offset_ns: int = 0, finished: bool = False):
+        self.store = store
+        self.game = game
+        self.rules_name = rules_name
+        self.rules = rules
+        self.state = state
+        self.offset_ns = offset_ns  # game clock = box clock + offset (see `resume`)
+        self.finished = finished
+        self._stuck: tuple[int, Any] | None = None  # (deadline, state) a timeout ignored
+
+    # -- opening ---------------------------------------------------------------------------
+    @classmethod
+    def new(cls, store: Store, rules_name: str, rules: Rules,
+            setup: Mapping[str, Any]) -> Session:
+        """Start a game; the engine's `initial` may refuse the setup before anything is
+        stored."""
+        setup = normalize([Event("setup", 0, setup)])[0].data  # as the log will return it
+        state = rules.initial(setup)
+        game = store.create_game(rules_name, setup)
+        return cls(store, game, rules_name, rules, state)
+
+    @classmethod
+    def resume(cls, store: Store, game: int, rules: Rules, now_ns: int | None = None) -> Session:
+        """Fold a stored game's events into its state. After a power cut the box's monotonic
+        clock restarts near zero, so the game's clock is re-based to continue from its last
+        event (`now_ns` is the box clock now): time stops while the box is off, and a 7 s
+        window that was running resumes with the time it had left."""
+        record = store.game(game)
+        if record is None:
+            raise KeyError(game)
+        events = store.events(game)
+        state = fold(rules, rules.initial(record.setup), events)
+        offset = 0
+        if now_ns is not None and events:
+            offset = max(e.t_ns for e in events) - now_ns
+        return cls(store, game, record.rules, rules, state, offset_ns=offset,
+                   finished=record.status != "running")
+
+    # -- time ------------------------------------------------------------------------------
+    def to_game_time(self, command: Command) -> Command:
+        """A command stamped on the box clock, re-stamped on this game's clock."""
+        if not self.offset_ns:
+            return command
+        at = None if command.at_ns is None else command.at_ns + self.offset_ns
+        return Command(command.type, command.t_ns + self.offset_ns, command.args, command.by, at)
+
+    def deadline(self) -> int | None:
+        """The engine's next deadline on the game clock, unless a timeout there was already
+        tried and changed nothing."""
+        d = self.rules.next_deadline(self.state)
+        if d is None or (self._stuck is not None and self._stuck[0] == d
+                          and self._stuck[1] is self.state):
+            return None
+        return d
+
+    # -- steps -----------------------------------------------------------------------------
+    def handle(self, command: Command) -> list[Event]:
+        """Decide and commit one command (game clock). Raises `Refused`; then nothing
+        changed. Returns the committed events once they are on disk."""
+        if self.finished:
+            raise Refused("Игра окончена.", "The game is over.", "finished")
+        events = normalize(self.rules.decide(self.state, command))
+        if not events:
+            return []
+        state = fold(self.rules, self.state, events)
+        self.store.append(self.game, events)
+        self.state = state
+        return events
+
+    def due(self, until_ns: int) -> list[Step]:
+        """Feed a timeout at each deadline up to `until_ns` (game clock), in order."""
+        steps: list[Step] = []
+        for _ in range(MAX_TIMEOUTS_PER_STEP):
+            d = self.deadline()
+            if d is None or d > until_ns or self.finished:
+                break
+            cmd = timeout(d)
+            try:
+                events = self.handle(cmd)
+            except Refused as r:
+                self._stuck = (d, self.state)
+                steps.append(Step(cmd, [], r, self.state))
+                continue
+            if not events or self.rules.next_deadline(self.state) == d:
+                self._stuck = (d, self.state)
+            steps.append(Step(cmd, events, None, self.state))
+        return steps
+
+    def run(self, command: Command) -> list[Step]:
+        """The deadlines that fell before the command arrived, then the command: the last
+        step is the command's own (refused or not)."""
+        steps = self.due(command.arrival_ns - 1)
+        try:
+            steps.append(Step(command, self.handle(command), None, self.state))
+        except Refused as r:
+            steps.append(Step(command, [], r, self.state))
+        return steps
+
+    def finish(self) -> dict[str, Any]:
+        """Close the game with its final summary."""
+        summary = normalize([Event("summary", 0, self.rules.summary(self.state))])[0].data
+        self.store.finish(self.game, summary)
+        self.finished = True
+        return dict(summary)
