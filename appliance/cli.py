@@ -8,7 +8,7 @@ import importlib
 import sys
 
 # Modules with `register(subparsers)`; each adds its subcommands.
-COMMAND_MODULES: list[str] = []
+COMMAND_MODULES: list[str] = ["gpio.cli"]
 
 
 def build_parser() -> argparse.ArgumentParser:
