@@ -93,6 +93,11 @@ def parse_xml(data: bytes, where: str) -> ET.Element:
     try:
         root = SafeET.fromstring(data)
     except defusedxml.EntitiesForbidden as e:
+        if e.sysid or e.pubid:
+            raise PackageError(
+                f"{where}: declares the external entity {e.name!r} ({e.sysid or e.pubid}); "
+                "external entities are refused"
+            ) from e
         raise PackageError(
             f"{where}: declares the XML entity {e.name!r} (entity expansion is refused)"
         ) from e
