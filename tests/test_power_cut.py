@@ -1,0 +1,87 @@
+"""Pull the plug: a child process feeding commands is killed with SIGKILL at random moments,
+again and again, on the same file. After every kill the file must open, pass
+``PRAGMA integrity_check``, hold every command the child acknowledged, and hold each command
+whole (all its events or none)."""
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import tiny_engine
+
+from appliance.engine import fold
+from appliance.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+CHILD = Path(__file__).with_name("power_cut_child.py")
+KILLS = 50
+
+
+def check(path: Path, acked: dict[int, int]) -> int:
+    """Verify the log after a kill; returns the number of commands committed."""
+    with Store(path) as store:
+        assert store.integrity() == ["ok"]
+        games = store.unfinished()
+        assert len(games) <= 1
+        if not games:  # killed before the game was created
+            assert not acked
+            return 0
+        game = games[0]
+        events = store.events(game.id)
+        seqs = [x.seq for x in store.log(game.id)]
+        assert seqs == list(range(1, len(seqs) + 1))
+        by_command: dict[int, list[dict]] = defaultdict(list)
+        for e in events:
+            assert e.type == "tick"
+            by_command[e.data["n"]].append(dict(e.data))
+        committed = sorted(by_command)
+        assert committed == list(range(1, len(committed) + 1))  # no gap, nothing skipped
+        for n, rows in by_command.items():  # each command whole, in order
+            assert [r["i"] for r in rows] == list(range(rows[0]["of"])), n
+            assert rows[0]["of"] == 1 + n % 7
+        for n, k in acked.items():  # every acknowledged command is there, whole
+            assert len(by_command[n]) == k, f"acknowledged command {n} lost"
+        state = fold(tiny_engine, tiny_engine.initial(game.setup), events)
+        assert state.last_burst == (committed[-1] if committed else 0)
+        return len(committed)
+
+
+def test_power_cut(tmp_path):
+    path = tmp_path / "svoyak.db"
+    rng = random.Random(int.from_bytes(os.urandom(4), "big"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(CHILD.parent)])}
+    acked: dict[int, int] = {}
+    kills = with_acks = 0
+    while kills < KILLS:
+        errors = tmp_path / "child.err"
+        with errors.open("w") as err_file:
+            child = subprocess.Popen([sys.executable, str(CHILD), str(path)], env=env,
+                                     stdout=subprocess.PIPE, stderr=err_file, text=True)
+        if kills % 5 == 0:  # now and then, during start-up (opening, resuming)
+            time.sleep(rng.uniform(0.0, 0.3))
+            ready = ""
+        else:  # mostly while it writes
+            ready = child.stdout.readline()
+            time.sleep(rng.uniform(0.0, 0.15))
+        child.send_signal(signal.SIGKILL)
+        out = ready + child.communicate(timeout=10)[0]
+        # it was still running when killed, not crashed
+        assert child.returncode == -signal.SIGKILL, errors.read_text()
+        new = 0
+        for line in out.splitlines():
+            if line.startswith("ack "):
+                _, n, k = line.split()
+                acked[int(n)] = int(k)
+                new += 1
+        kills += 1
+        with_acks += new > 0
+        committed = check(path, acked)
+        assert committed >= max(acked, default=0)
+    # the kills really landed in the middle of writing, not only during start-up
+    assert with_acks >= KILLS // 2, (with_acks, kills)
+    assert len(acked) >= 100
