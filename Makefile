@@ -4,12 +4,13 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DATA ?= data
 
-.PHONY: run test lint unit bench clean
+.PHONY: run test lint unit bench clean vendor screenshots
 
-run: $(STAMP)
+run: $(STAMP) vendor
 	$(VENV)/bin/svoyak serve --simulate --data $(DATA)
 
-test: $(STAMP)
+test: $(STAMP) vendor
+	scripts/webui-deps.sh --browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest
 
@@ -22,6 +23,18 @@ $(STAMP): pyproject.toml scripts/bootstrap.sh
 
 bench: $(STAMP)
 	for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+# Front-end packages from the npm registry (lock file), copied into webui/static/vendor.
+VENDOR := webui/static/vendor/socket.io.min.js
+vendor: $(VENDOR)
+
+$(VENDOR): webui/package.json webui/package-lock.json webui/build.mjs
+	scripts/webui-deps.sh
+	cd webui && npm ci --no-audit --no-fund --silent && npm run --silent build
+
+screenshots: $(STAMP) vendor
+	scripts/webui-deps.sh --browser
+	$(PY) -m webui.screenshots docs/screenshots
 
 clean:
 	rm -rf $(VENV) build *.egg-info

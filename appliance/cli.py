@@ -8,7 +8,8 @@ import importlib
 import sys
 
 # Modules with `register(subparsers)`; each adds its subcommands.
-COMMAND_MODULES: list[str] = ["gpio.cli"]
+COMMAND_MODULES: list[str] = ["webui.cli", "gpio.cli", "appliance.packages.cli",
+                              "appliance.replay_cli"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,161 @@
+"""The admin page (behind the host PIN): box settings, PIN change, sound, the package
+library and protocol export. Handlers call the library and store; no logic of their own."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Response, abort, jsonify, request
+from werkzeug.utils import secure_filename
+
+from appliance.packages.archive import PackageError
+from appliance.packages.library import LibraryError
+from webui import i18n
+from webui.pages import hub, lang, render, services, session
+
+bp = Blueprint("admin", __name__, url_prefix="/admin")
+
+
+@bp.before_request
+def _require_host() -> Any:
+    if not session.get("host"):
+        from flask import redirect, url_for
+
+        if request.method == "GET" and not request.path.startswith("/admin/api"):
+            return redirect(url_for("pages.login", next=request.path))
+        abort(403)
+    return None
+
+
+@bp.get("/")
+def page() -> str:
+    return render("admin.html", pin=services().settings.pin, packages=services().list_packages(),
+                  games=_games())
+
+
+@bp.post("/settings")
+def save_settings() -> Any:
+    f = request.form
+    changes: dict[str, Any] = {}
+    if "box_name" in f:
+        changes["box_name"] = f["box_name"].strip()[:40] or "Svoyak"
+    if "ssid" in f:
+        changes["wifi"] = {"ssid": f["ssid"].strip()[:32], "password": f.get("password", "")[:63]}
+    if "volume" in f:
+        try:
+            volume = min(max(float(f["volume"]), 0.0), 1.0)
+        except ValueError:
+            volume = 0.7
+        changes["sound"] = {"volume": volume, "mute": f.get("mute") == "on"}
+    if "language" in f:
+        changes["language"] = i18n.pick(f["language"])
+    if "host_url" in f:
+        changes["host_url"] = f["host_url"].strip()[:200]
+    if "buzzer_form" in f:
+        changes["casual_buzzer"] = f.get("casual_buzzer") == "on"
+    services().settings.update(changes)
+    hub().broadcast()
+    return _back("admin.saved")
+
+
+@bp.post("/pin")
+def change_pin() -> Any:
+    pin = request.form.get("pin", "").strip()
+    if not (pin.isdigit() and 4 <= len(pin) <= 8):
+        return _back("admin.pin_bad", 400)
+    services().settings.update({"pin": pin})
+    return _back("admin.pin_changed")
+
+
+def _back(key: str, status: int = 200) -> Any:
+    return render("admin.html", pin=services().settings.pin, message=i18n.translate(key, lang()),
+                  packages=services().list_packages(), games=_games()), status
+
+
+# --- package library ------------------------------------------------------------------------
+
+def _library() -> Any:
+    lib = services().library
+    if lib is None:
+        abort(503)
+    return lib
+
+
+@bp.post("/packages")
+def upload_package() -> Any:
+    lib = _library()
+    upload = request.files.get("file")
+    if upload is None or not upload.filename:
+        return jsonify({"ok": False, "error": i18n.translate("admin.no_file", lang())}), 400
+    name = secure_filename(upload.filename) or "package"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        upload.save(path)  # streamed to disk by Werkzeug, never held in memory whole
+        try:
+            package_id = lib.import_file(path)
+        except (PackageError, LibraryError, ValueError, OSError) as e:
+            return jsonify({"ok": False, "error": str(e)}), 400
+    hub().broadcast()
+    return jsonify({"ok": True, "package": lib.info(package_id).to_json()})
+
+
+@bp.get("/packages/<int:pid>")
+def preview_package(pid: int) -> Any:
+    """The package's outline for the admin: rounds, themes, prices and kinds (the admin is
+    the host, so answers may show)."""
+    lib = _library()
+    try:
+        package = lib.get(pid)
+        info = lib.info(pid).to_json()
+    except LibraryError:
+        abort(404)
+    return jsonify({**info, "rounds": [
+        {"name": r.name, "final": r.final, "themes": [
+            {"name": t.name, "questions": [
+                {"price": q.price, "kind": str(q.kind), "text": q.text[:200],
+                 "answers": q.right} for q in t.questions]} for t in r.themes]}
+        for r in package.rounds]})
+
+
+@bp.post("/packages/<int:pid>/delete")
+def delete_package(pid: int) -> Any:
+    lib = _library()
+    try:
+        lib.delete(pid)
+    except LibraryError:
+        abort(404)
+    hub().broadcast()
+    return jsonify({"ok": True})
+
+
+def _jsonable(obj: Any) -> Any:
+    return json.loads(json.dumps(obj, default=lambda o: getattr(o, "__dict__", str(o))))
+
+
+# --- protocols --------------------------------------------------------------------------------
+
+def _games() -> list[dict[str, Any]]:
+    store = services().store
+    lister = getattr(store, "games", None)
+    if lister is None:
+        return []
+    try:
+        return [g.to_json() if hasattr(g, "to_json") else _jsonable(g) for g in lister()]
+    except Exception:  # a listing problem must not take the admin page down
+        return []
+
+
+@bp.get("/export/<int:game>.json")
+def export_game(game: int) -> Response:
+    exporter = services().extras.get("export_game")
+    if exporter is None:
+        abort(503)
+    try:
+        body = exporter(game)
+    except (KeyError, LookupError):
+        abort(404)
+    return Response(json.dumps(body, ensure_ascii=False, indent=1), mimetype="application/json",
+                    headers={"Content-Disposition": f"attachment; filename=game-{game}.json"})

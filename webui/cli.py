@@ -1,0 +1,144 @@
+"""`svoyak serve`: the composition root. It wires the event store, the game loop, the
+buttons (real or simulated) and the web UI together, prints where to point the screens and
+the host PIN, and serves until stopped."""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PORT = 8080
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("serve", help="run the box: game loop, buttons and web UI",
+                              description=__doc__)
+    p.add_argument("--simulate", action="store_true",
+                   help="no GPIO: simulated buttons (keys 1-4 on the board page, phones)")
+    p.add_argument("--data", default=None, help="data directory (default $SVOYAK_DATA or ./data)")
+    p.add_argument("--host", default="0.0.0.0", help="address to listen on (default all)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    p.add_argument("--pins", default=None, help="pin map TOML file (default DATA/pins.toml)")
+    p.add_argument("--no-demo", action="store_true",
+                   help="do not start the demo sport battle when no game is running")
+    p.set_defaults(func=serve)
+
+
+def build(data: Path, *, simulate: bool, pins: str | None, demo: bool) -> tuple[Any, Any]:
+    """Everything but the HTTP server: returns (wsgi app, close function). Runs in the
+    server's worker process."""
+    from appliance.loop import GameLoop
+    from appliance.store import Store, db_path
+    from webui.app import Services, create_app
+    from webui.games import Games
+    from webui.settings import Settings
+
+    data.mkdir(parents=True, exist_ok=True)
+    store = Store(db_path(data))
+    loop = GameLoop(store)
+    library = _library(data)
+    games = Games(loop, library)
+    services = Services(loop=loop, settings=Settings(data), data_dir=data, simulate=simulate,
+                        start_game=games.start, list_packages=games.list_packages,
+                        library=library, store=store)
+    services.extras["export_game"] = lambda g: _export(store, g)
+    hardware = None
+    loop.start()
+    try:
+        import gpio
+
+        hardware = gpio.start(loop.submit, loop.subscribe, pins_path=pins, simulate=simulate,
+                              data_dir=data)
+        services.extras["hardware"] = hardware
+    except Exception:
+        logging.getLogger("svoyak").exception("buttons unavailable; screens only")
+    app, _socketio, hub = create_app(services)
+    if hardware is not None:
+        hub.press_fn = lambda seat, by: hardware.press(seat, None, by)
+        hub.hardware_status = hardware.status
+        hardware.add_status_listener(lambda _status: hub.broadcast())
+    if demo and loop.current is None:
+        try:
+            games.start("battle", ["Анна", "Борис", "Вера"], "demo:battle")
+        except Exception:
+            logging.getLogger("svoyak").exception("could not start the demo game")
+
+    def close() -> None:
+        if hardware is not None:
+            hardware.close()
+        loop.stop()
+        store.close()
+
+    return app, close
+
+
+def _library(data: Path) -> Any:
+    """The package library of the data directory (its tables live in the same SQLite file)."""
+    try:
+        from appliance.packages.library import Library
+
+        return Library(data)
+    except Exception:
+        logging.getLogger("svoyak").exception("package library unavailable")
+        return None
+
+
+def _export(store: Any, game: int) -> dict[str, Any]:
+    record = store.game(game)
+    if record is None:
+        raise KeyError(game)
+    return {**record.to_json(), "events": [e.to_json() for e in store.log(game)]}
+
+
+def urls(host: str, port: int) -> list[str]:
+    from webui.pages import _lan_address
+
+    names = ["127.0.0.1"] if host in ("0.0.0.0", "::", "") else [host]
+    if host in ("0.0.0.0", "::", ""):
+        lan = _lan_address()
+        if lan:
+            names.append(lan)
+    return [f"http://{n}:{port}" for n in names]
+
+
+def serve(args: argparse.Namespace) -> int:
+    from appliance.store import data_dir
+    from webui.server import Server
+    from webui.settings import Settings
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    data = data_dir(args.data).resolve()
+    data.mkdir(parents=True, exist_ok=True)
+    settings = Settings(data)  # creates the PIN on first start
+    mode = "simulator" if args.simulate else "GPIO buttons"
+    print(f"Svoyak is starting ({mode}), data in {data}", flush=True)
+    for base in urls(args.host, args.port):
+        print(f"  board (TV):  {base}/board", flush=True)
+        print(f"  host:        {base}/host", flush=True)
+        print(f"  players:     {base}/play", flush=True)
+        print(f"  admin:       {base}/admin/", flush=True)
+    print(f"  host PIN:    {settings.pin}", flush=True)
+    closers: list[Any] = []
+
+    def factory() -> Any:
+        app, close = build(data, simulate=args.simulate, pins=args.pins, demo=not args.no_demo)
+        closers.append(close)
+        atexit.register(close)
+        return app
+
+    def on_exit() -> None:
+        while closers:
+            closers.pop()()
+
+    Server(factory, args.host, args.port, on_exit).run()
+    return 0
+
+
+if __name__ == "__main__":
+    from appliance.cli import main
+
+    sys.exit(main(["serve", *sys.argv[1:]]))

@@ -1,0 +1,98 @@
+"""Packages to choose from and how a host's "new game" becomes an engine setup.
+
+The demo packages ship in `appliance/data`; the package library (when installed) adds the
+club's own. A package is passed to the engine inside the setup, in the project's JSON form,
+so the log alone can replay the game."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from appliance.engine import Refused
+from appliance.packages import jsonform
+from appliance.packages.library import LibraryError
+
+log = logging.getLogger("svoyak.webui")
+
+DEMO_DIR = Path(__file__).resolve().parent.parent / "appliance" / "data"
+DEMOS = {"battle": "demo-sport.json", "tv": "demo-tv.json"}
+RULES = ("battle", "tv")
+
+
+class Games:
+    def __init__(self, loop: Any, library: Any = None,
+                 players_default: Callable[[str], list[str]] | None = None):
+        self.loop = loop
+        self.library = library
+
+    def list_packages(self) -> list[dict[str, Any]]:
+        out = []
+        for rules, file in DEMOS.items():
+            path = DEMO_DIR / file
+            if path.exists():
+                name = json.loads(path.read_text("utf-8")).get("name", file)
+                out.append({"id": f"demo:{rules}", "name": name, "rules": rules, "demo": True})
+        if self.library is not None:
+            try:
+                for info in self.library.list():
+                    out.append({"id": str(info.id), "name": info.name, "rules": None,
+                                "demo": False, "questions": info.questions})
+            except Exception:  # the admin page shows library errors; the host page must open
+                log.exception("package list failed")
+        return out
+
+    def package_json(self, package_id: str | None, rules: str) -> dict[str, Any]:
+        package_id = package_id or f"demo:{rules}"
+        if package_id.startswith("demo:"):
+            file = DEMOS.get(package_id.split(":", 1)[1])
+            if file is None:
+                raise Refused("Нет такого пакета.", "No such package.", "no_package")
+            return json.loads((DEMO_DIR / file).read_text("utf-8"))
+        if self.library is None:
+            raise Refused("Библиотека пакетов недоступна.", "The package library is missing.",
+                          "no_package")
+        try:
+            return jsonform.to_dict(self.library.get(int(package_id)))
+        except (ValueError, LookupError, LibraryError) as e:
+            raise Refused("Нет такого пакета.", "No such package.", "no_package") from e
+
+    def setup(self, rules: str, players: list[str], package_id: str | None) -> dict[str, Any]:
+        """The engine's setup. Demo packages go by name (the engines load them themselves);
+        a library package goes in whole, so the log alone replays the game."""
+        if rules not in RULES:
+            raise Refused("Неизвестные правила.", "Unknown rules.", "unknown_rules")
+        package_id = package_id or f"demo:{rules}"
+        if package_id.startswith("demo:"):
+            demo = DEMOS.get(package_id.split(":", 1)[1])
+            if demo is None:
+                raise Refused("Нет такого пакета.", "No such package.", "no_package")
+            return {"players": players, "package": demo.removesuffix(".json")}
+        package = self.package_json(package_id, rules)
+        if rules == "battle":
+            return {"players": players, "themes": battle_themes(package)}
+        return {"players": players, "package_data": package}
+
+    def start(self, rules: str, players: list[str], package_id: str | None) -> int:
+        return int(self.loop.new_game(rules, self.setup(rules, players, package_id)).result(10))
+
+
+def battle_themes(package: dict[str, Any]) -> list[dict[str, Any]]:
+    """A package's themes as the sport engine takes them: five questions each, in order."""
+    themes = []
+    for rnd in package.get("rounds", []):
+        if rnd.get("final"):
+            continue
+        for t in rnd.get("themes", []):
+            qs = t.get("questions", [])[:5]
+            if len(qs) < 5:
+                continue
+            themes.append({"name": t.get("name") or "?", "red": False, "questions": [
+                {"text": "\n".join(i["value"] for i in q.get("content", [])
+                                   if i.get("type") == "text"),
+                 "answer": "; ".join(q.get("right") or []),
+                 "comment": q.get("comment", "")} for q in qs]})
+    return themes

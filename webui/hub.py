@@ -1,0 +1,375 @@
+"""Socket.IO plumbing: who is connected in which role, what each role may see, and the
+translation of screen messages into engine commands. No rule logic lives here: views come
+from the engine's `view(state, role)`, buttons from `legal_actions(state)`.
+
+Rooms: "host", "board", "player:N" (a seated phone), "lobby" (a phone with no seat yet).
+Every (re)connect gets the full view for its role at once, then updates after each commit.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import request, session
+from flask_socketio import SocketIO, join_room, leave_room
+
+from appliance.engine import Command, Refused
+
+log = logging.getLogger("svoyak.webui")
+
+SUBMIT_TIMEOUT_S = 5.0
+# Host-only message names: anything else arriving from a non-host socket is refused.
+HOST_ONLY = ("command", "new_game", "ui")
+# Cues the board turns into sounds; derived from the hardware view, so no secret can ride on them.
+LAMP_ON, PRESS, FALSE_START, TIME_UP = "lamp_on", "press", "false_start", "time_up"
+
+
+@dataclass
+class Client:
+    role: str  # "host" | "board" | "player"
+    seat: int | None = None
+    lang: str = "ru"
+
+    @property
+    def room(self) -> str:
+        if self.role == "player":
+            return "lobby" if self.seat is None else f"player:{self.seat}"
+        return self.role
+
+    @property
+    def view_role(self) -> str:
+        """The engine role: a phone without a seat sees what the board sees."""
+        if self.role == "player":
+            return "board" if self.seat is None else f"player:{self.seat}"
+        return self.role
+
+
+@dataclass
+class UiState:
+    """Screen state that is not a game rule: the host shows the race, pauses the board,
+    and phones propose names before a game starts."""
+
+    race_shown: bool = False
+    paused: bool = False
+    lobby: dict[str, str] = field(default_factory=dict)  # sid -> proposed name
+
+    def to_json(self) -> dict[str, Any]:
+        return {"race_shown": self.race_shown, "paused": self.paused,
+                "lobby": sorted(set(self.lobby.values()))}
+
+
+def refusal(ru: str, en: str, code: str = "refused") -> dict[str, Any]:
+    return {"ok": False, "refused": {"code": code, "ru": ru, "en": en}}
+
+
+class Hub:
+    """Connects the game loop to the screens. `start_game(rules, players, package_id)`
+    is given by the composition root (it knows packages and setups)."""
+
+    def __init__(self, socketio: SocketIO, loop: Any, *, simulate: bool,
+                 settings: Any, start_game: Callable[[str, list[str], str | None], Any],
+                 clock: Callable[[], int] = time.monotonic_ns):
+        self.sio = socketio
+        self.loop = loop
+        self.simulate = simulate
+        self.settings = settings
+        self.start_game = start_game
+        self.clock = clock
+        self.clients: dict[str, Client] = {}
+        self.ui = UiState()
+        self._lock = threading.Lock()
+        self._hw: dict[str, Any] | None = None
+        # Set by the composition root when buttons are wired: simulated presses then take
+        # the GPIO adapter's path (bounce window included), and the host sees stuck buttons.
+        self.press_fn: Callable[[int, str], Any] | None = None
+        self.hardware_status: Callable[[], dict[str, Any]] | None = None
+        self._register()
+        loop.subscribe(self._on_update)
+
+    # --- what each role sees -------------------------------------------------------------
+
+    def phone_buzzer(self) -> bool:
+        return self.simulate or bool(self.settings.get().get("casual_buzzer"))
+
+    def payload(self, client: Client, snapshot: tuple[Any, Any] | None = None,
+                game: int | None = None) -> dict[str, Any]:
+        game = self.loop.current if game is None else game
+        box = {"simulate": self.simulate, "phone_buzzer": self.phone_buzzer()}
+        out: dict[str, Any] = {"role": client.role, "seat": client.seat, "game": game,
+                               "ui": self.ui.to_json(), "box": box}
+        if client.role == "host" and self.hardware_status is not None:
+            try:
+                out["hardware"] = self.hardware_status()
+            except Exception:  # a status problem must not hide the game
+                log.exception("hardware status failed")
+        if game is None:
+            return out
+        rules, state = snapshot or self.loop.snapshot(game)
+        finished = self.loop.is_finished(game)
+        out["rules"] = rules.NAME
+        out["finished"] = finished
+        out["view"] = rules.view(state, client.view_role)
+        if finished:
+            out["summary"] = rules.summary(state)
+        deadline = None if finished else rules.next_deadline(state)
+        now = self.loop.now(game)
+        out["deadline_ms"] = None if deadline is None else max((deadline - now) // 1_000_000, 0)
+        # Countdowns the view names (e.g. "window_ends_ns"), as milliseconds left now, so a
+        # screen needs no clock of the box: {"window": {"ms": left, "ends": id}}.
+        out["timers"] = {
+            k.removesuffix("_ends_ns"): {"ms": (v - now) // 1_000_000, "ends": v}
+            for k, v in out["view"].items()
+            if k.endswith("_ends_ns") and isinstance(v, int) and v > now and not finished}
+        actions = [a.to_json() for a in self.loop.legal_actions(game)]
+        if client.role == "host":
+            out["actions"] = actions  # the host may also enter a player's action for them
+        elif client.role == "player" and client.seat is not None:
+            mine = ("player", f"player:{client.seat}")
+            out["actions"] = [a for a in actions if a["by"] in mine]
+        return out
+
+    def _send_full(self, sid: str) -> None:
+        client = self.clients.get(sid)
+        if client is not None:
+            self.sio.emit("view", self.payload(client), to=sid)
+
+    def broadcast(self, cues: list[str] | None = None, events: list[dict] | None = None,
+                  snapshot: tuple[Any, Any] | None = None, game: int | None = None) -> None:
+        """Send each occupied room its own view (computed once per room)."""
+        with self._lock:
+            rooms = {c.room: c for c in self.clients.values()}
+        for room, client in rooms.items():
+            data = self.payload(client, snapshot, game)
+            if cues:
+                data["cues"] = cues
+            if events is not None and client.role == "host":
+                data["events"] = events  # only the host sees event payloads
+            self.sio.emit("view", data, to=room)
+
+    def _on_update(self, update: Any) -> None:
+        """Loop subscriber (notifier thread): derive sound cues, then fan out."""
+        rules, state = update.rules, update.state
+        if update.game != self.loop.current:
+            return
+        if not update.events and not update.finished and update.command is None:
+            self._hw = None  # a new game
+        try:
+            hw = rules.view(state, "hardware")
+        except Exception:  # an engine without a hardware view still updates the screens
+            log.exception("hardware view failed")
+            hw = {}
+        cues = self._cues(hw, [e.type for e in update.events])
+        if LAMP_ON in cues:
+            self.ui.race_shown = False
+        self.broadcast(cues, [e.to_json() for e in update.events], (rules, state), update.game)
+
+    def _cues(self, hw: Mapping[str, Any], event_types: list[str]) -> list[str]:
+        prev = self._hw or {}
+        self._hw = dict(hw)
+        cues = []
+        if hw.get("lamp") and not prev.get("lamp"):
+            cues.append(LAMP_ON)
+        if hw.get("answering") is not None and hw.get("answering") != prev.get("answering"):
+            cues.append(PRESS)
+        if int(hw.get("false_starts") or 0) > int(prev.get("false_starts") or 0):
+            cues.append(FALSE_START)
+        if any("timeout" in t or "time_up" in t or "expired" in t for t in event_types):
+            cues.append(TIME_UP)
+        return cues
+
+    # --- commands -------------------------------------------------------------------------
+
+    def submit(self, command: Command) -> dict[str, Any]:
+        if self.loop.current is None:
+            return refusal("Игра не начата.", "No game is running.", "no_game")
+        try:
+            outcome = self.loop.submit(command).result(SUBMIT_TIMEOUT_S)
+        except Refused as r:
+            return {"ok": False, "refused": r.to_json()}
+        if outcome.refused is not None:
+            return {"ok": False, "refused": outcome.refused.to_json()}
+        return {"ok": True, "events": len(outcome.events)}
+
+    def press(self, player: int, by: str) -> dict[str, Any]:
+        """A simulated press, stamped on arrival: the same `press` path as GPIO."""
+        if player < 0:
+            return refusal("Неверный игрок.", "Bad player.", "malformed")
+        if self.loop.current is None:
+            return refusal("Игра не начата.", "No game is running.", "no_game")
+        if self.press_fn is not None:
+            return {"ok": True, "t_ns": self.press_fn(player, by)}
+        return self.submit(Command("press", self.clock(), {"player": player}, by))
+
+    # --- Socket.IO handlers ---------------------------------------------------------------
+
+    def _client(self) -> Client | None:
+        return self.clients.get(request.sid)
+
+    def _refuse_non_host(self, name: str) -> dict[str, Any] | None:
+        client = self._client()
+        if client is not None and client.role == "host":
+            return None
+        who = client.role if client else "unknown"
+        log.warning("refused host-only %r from %s socket %s (%s)", name, who, request.sid,
+                    request.remote_addr)
+        return refusal("Только ведущий может это сделать.", "Only the host may do this.",
+                       "forbidden")
+
+    def _register(self) -> None:
+        sio = self.sio
+
+        @sio.on("connect")
+        def on_connect(auth: Any = None) -> bool:
+            auth = auth if isinstance(auth, dict) else {}
+            role = auth.get("role", "board")
+            if role not in ("host", "board", "player"):
+                return False
+            if role == "host" and not session.get("host"):
+                log.warning("host socket without login from %s", request.remote_addr)
+                return False
+            seat = auth.get("seat")
+            client = Client(role, None, str(auth.get("lang") or "ru"))
+            with self._lock:
+                self.clients[request.sid] = client
+            join_room(client.room)
+            if role == "player" and isinstance(seat, int):
+                self._take_seat(client, seat)
+            self._send_full(request.sid)
+            return True
+
+        @sio.on("disconnect")
+        def on_disconnect(*_: Any) -> None:
+            with self._lock:
+                self.clients.pop(request.sid, None)
+                lobby_changed = self.ui.lobby.pop(request.sid, None) is not None
+            if lobby_changed:
+                self.broadcast()
+
+        @sio.on("command")
+        def on_command(data: Any) -> dict[str, Any]:
+            if (bad := self._refuse_non_host("command")) is not None:
+                return bad
+            if not isinstance(data, dict):
+                return refusal("Неверная команда.", "Malformed command.", "malformed")
+            data = {**data, "t_ns": self.clock()}
+            data.pop("by", None)
+            data.pop("at_ns", None)
+            try:
+                cmd = Command.from_json(data)
+            except Refused as r:
+                return {"ok": False, "refused": r.to_json()}
+            return self.submit(cmd)
+
+        @sio.on("player_command")
+        def on_player_command(data: Any) -> dict[str, Any]:
+            """A phone's own action (a final bet, a written answer): allowed only when the
+            engine lists it for this seat, and always about this seat."""
+            client = self._client()
+            if client is None or client.role != "player" or client.seat is None:
+                return refusal("Сначала выберите место.", "Choose your seat first.", "no_seat")
+            if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+                return refusal("Неверная команда.", "Malformed command.", "malformed")
+            if self.loop.current is None:
+                return refusal("Игра не начата.", "No game is running.", "no_game")
+            rules, state = self.loop.snapshot()
+            mine = ("player", f"player:{client.seat}")
+            if not any(a.type == data["type"] and a.by in mine
+                       for a in rules.legal_actions(state)):
+                return refusal("Сейчас это нельзя.", "Not allowed now.", "not_now")
+            args = {k: v for k, v in data.items() if k not in ("type", "t_ns", "by", "at_ns")}
+            args["player"] = client.seat
+            return self.submit(Command(data["type"], self.clock(), args, f"player:{client.seat}"))
+
+        @sio.on("press")
+        def on_press(data: Any) -> dict[str, Any]:
+            """Simulated buttons: board keys (simulator) and phone buzzers (simulator or
+            casual mode). A phone may press only for its own seat."""
+            client = self._client()
+            if client is None:
+                return refusal("Нет соединения.", "Not connected.", "forbidden")
+            if client.role == "player":
+                if not self.phone_buzzer() or client.seat is None:
+                    return refusal("Кнопка на телефоне выключена.",
+                                   "The phone buzzer is off.", "forbidden")
+                return self.press(client.seat, "phone")
+            if not self.simulate:
+                return refusal("Только в режиме симулятора.", "Simulator mode only.",
+                               "forbidden")
+            try:
+                player = int((data or {}).get("player"))
+            except (TypeError, ValueError):
+                return refusal("Неверный игрок.", "Bad player.", "malformed")
+            return self.press(player, "key")
+
+        @sio.on("seat")
+        def on_seat(data: Any) -> dict[str, Any]:
+            client = self._client()
+            if client is None or client.role != "player":
+                return refusal("Только для телефонов игроков.", "Players' phones only.",
+                               "forbidden")
+            seat = (data or {}).get("seat")
+            name = str((data or {}).get("name") or "").strip()[:40]
+            if seat is None:
+                leave_room(client.room)
+                client.seat = None
+                join_room(client.room)
+                if name:
+                    with self._lock:
+                        self.ui.lobby[request.sid] = name
+                    self.broadcast()
+                self._send_full(request.sid)
+                return {"ok": True}
+            if not isinstance(seat, int) or seat < 0:
+                return refusal("Неверное место.", "Bad seat.", "malformed")
+            self._take_seat(client, seat)
+            self._send_full(request.sid)
+            return {"ok": True, "seat": seat}
+
+        @sio.on("new_game")
+        def on_new_game(data: Any) -> dict[str, Any]:
+            if (bad := self._refuse_non_host("new_game")) is not None:
+                return bad
+            data = data if isinstance(data, dict) else {}
+            players = [str(p).strip()[:40] for p in data.get("players") or [] if str(p).strip()]
+            try:
+                game = self.start_game(str(data.get("rules") or "battle"), players,
+                                       data.get("package"))
+            except Refused as r:
+                return {"ok": False, "refused": r.to_json()}
+            except (ValueError, KeyError) as e:
+                return refusal(f"Не удалось начать игру: {e}", f"Cannot start a game: {e}",
+                               "bad_setup")
+            self.ui = UiState(lobby=self.ui.lobby)
+            self._hw = None
+            self.broadcast()
+            return {"ok": True, "game": game}
+
+        @sio.on("ui")
+        def on_ui(data: Any) -> dict[str, Any]:
+            """Host-only screen switches: show the race on the board, pause the board."""
+            if (bad := self._refuse_non_host("ui")) is not None:
+                return bad
+            data = data if isinstance(data, dict) else {}
+            if "race_shown" in data:
+                self.ui.race_shown = bool(data["race_shown"])
+            if "paused" in data:
+                self.ui.paused = bool(data["paused"])
+            self.broadcast()
+            return {"ok": True}
+
+        @sio.on("*")
+        def on_unknown(event: str, *_: Any) -> dict[str, Any]:
+            log.warning("unknown message %r from %s", event, request.sid)
+            return refusal("Неизвестное сообщение.", "Unknown message.", "unknown")
+
+    def _take_seat(self, client: Client, seat: int) -> None:
+        leave_room(client.room)
+        client.seat = seat
+        join_room(client.room)
+        with self._lock:
+            self.ui.lobby.pop(request.sid, None)

@@ -1,0 +1,202 @@
+"""HTML pages (host, board, play), the PIN login, QR codes and the simulator's press hook."""
+
+from __future__ import annotations
+
+import functools
+import json
+import socket
+from collections.abc import Callable
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    send_file,
+    session,
+    url_for,
+)
+
+from webui import i18n, qr
+
+bp = Blueprint("pages", __name__)
+
+
+def services() -> Any:
+    return current_app.extensions["svoyak"]
+
+
+def hub() -> Any:
+    return current_app.extensions["svoyak_hub"]
+
+
+def lang() -> str:
+    return i18n.pick(request.cookies.get("lang") or services().settings.get()["language"])
+
+
+def render(template: str, **ctx: Any) -> str:
+    code = lang()
+    settings = services().settings.public()
+    return render_template(
+        template, lang=code, t=lambda k, **f: i18n.translate(k, code, **f),
+        catalogue=json.dumps(i18n.catalogue(code), ensure_ascii=False),
+        box=json.dumps({"simulate": services().simulate, "sound": settings["sound"],
+                        "name": settings["box_name"]}),
+        simulate=services().simulate, settings=settings, **ctx)
+
+
+def host_required(view: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(view)
+    def wrapped(*a: Any, **kw: Any) -> Any:
+        if not session.get("host"):
+            return redirect(url_for("pages.login", next=request.path))
+        return view(*a, **kw)
+
+    return wrapped
+
+
+@bp.get("/")
+def index() -> str:
+    return render("index.html")
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login() -> Any:
+    error = ""
+    status = 200
+    nxt = request.values.get("next") or "/host"
+    if not nxt.startswith("/") or nxt.startswith("//"):
+        nxt = "/host"
+    if request.method == "POST":
+        guard = current_app.extensions["svoyak_pin_guard"]
+        ok, wait = guard.check(request.remote_addr or "?", request.form.get("pin", ""),
+                               services().settings.pin)
+        if ok:
+            session.clear()
+            session["host"] = True
+            session.permanent = True
+            return redirect(nxt)
+        if wait > 0:
+            error = i18n.translate("login.locked", lang(), seconds=int(wait + 0.999))
+            status = 429
+        else:
+            error = i18n.translate("login.wrong", lang())
+            status = 403
+    return render("login.html", error=error, next=nxt), status
+
+
+@bp.post("/logout")
+def logout() -> Any:
+    session.clear()
+    return redirect(url_for("pages.index"))
+
+
+@bp.get("/lang/<code>")
+def set_lang(code: str) -> Any:
+    nxt = request.args.get("next") or "/"
+    if not nxt.startswith("/") or nxt.startswith("//"):
+        nxt = "/"
+    resp = redirect(nxt)
+    resp.set_cookie("lang", i18n.pick(code), max_age=365 * 24 * 3600, samesite="Lax")
+    return resp
+
+
+@bp.get("/host")
+@host_required
+def host() -> str:
+    return render("host.html", packages=services().list_packages())
+
+
+@bp.get("/board")
+def board() -> str:
+    return render("board.html", host_url=host_url())
+
+
+@bp.get("/play")
+def play() -> str:
+    return render("play.html")
+
+
+def host_url() -> str:
+    """The address a tablet should open: a setting (the box's name on its own Wi-Fi),
+    else the address this request came in on."""
+    configured = services().settings.get().get("host_url")
+    if configured:
+        return str(configured)
+    h = request.host
+    if h.startswith(("localhost", "127.")):
+        ip = _lan_address()
+        if ip:
+            port = h.split(":", 1)[1] if ":" in h else ""
+            h = f"{ip}:{port}" if port else ip
+    return f"http://{h}/host"
+
+
+def _lan_address() -> str | None:
+    """The box's own IPv4 address on its first non-loopback interface (Linux ioctl; no
+    packet is sent). None when there is none."""
+    import fcntl
+    import struct
+
+    siocgifaddr = 0x8915
+    try:
+        names = [n for _, n in socket.if_nameindex() if n != "lo"]
+    except OSError:
+        return None
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        for name in names:
+            try:
+                req = struct.pack("256s", name.encode()[:15])
+                addr = fcntl.ioctl(s.fileno(), siocgifaddr, req)[20:24]
+            except OSError:
+                continue
+            return socket.inet_ntoa(addr)
+    return None
+
+
+@bp.get("/qr/wifi.svg")
+def qr_wifi() -> Response:
+    wifi = services().settings.get()["wifi"]
+    if not wifi.get("ssid"):
+        abort(404)
+    payload = qr.wifi_payload(wifi["ssid"], wifi.get("password", ""),
+                              wifi.get("security") or "WPA")
+    return Response(qr.svg(payload), mimetype="image/svg+xml",
+                    headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/qr/host.svg")
+def qr_host() -> Response:
+    return Response(qr.svg(host_url()), mimetype="image/svg+xml",
+                    headers={"Cache-Control": "no-store"})
+
+
+@bp.post("/api/sim/press")
+def sim_press() -> Any:
+    """The simulator's test hook: the same press path as board keys, phones and GPIO."""
+    if not services().simulate:
+        abort(404)
+    data = request.get_json(silent=True) or request.form
+    try:
+        player = int(data.get("player"))
+    except (TypeError, ValueError):
+        return jsonify({"ok": False, "error": "player must be a seat number"}), 400
+    return jsonify(hub().press(player, "sim"))
+
+
+@bp.get("/media/<digest>")
+def media(digest: str) -> Any:
+    """Package media (images, audio, video) from the library's content-addressed store."""
+    lib = services().library
+    if lib is None:
+        abort(404)
+    path = lib.media_path(digest)
+    if path is None:
+        abort(404)
+    return send_file(path, mimetype=lib.media_type(digest) or None, conditional=True,
+                     max_age=365 * 24 * 3600)

@@ -1,0 +1,53 @@
+"""The production web server: gunicorn with one gthread worker.
+
+Flask-SocketIO's deployment notes give two production set-ups for its threading mode over
+simple-websocket: gunicorn with a single worker and many threads, or uWSGI. gunicorn is pure
+Python (installs from PyPI on a Pi with no compiler) and needs exactly one worker, which
+suits us: the game loop is one thread in one process. Each WebSocket holds one thread, so
+the thread count bounds the screens (host, board, 30 phones, spares).
+
+The app is built in the worker (`load` runs after the fork), so the game loop, the GPIO
+threads and the server live in one process; if the worker dies, gunicorn starts a new one,
+which resumes the game from the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from gunicorn.app.base import BaseApplication
+
+THREADS = 96
+
+
+class Server(BaseApplication):  # type: ignore[misc]
+    def __init__(self, factory: Callable[[], Any], host: str, port: int,
+                 on_exit: Callable[[], None] | None = None, *, threads: int = THREADS):
+        self.factory = factory
+        self.on_exit = on_exit
+        self.options = {
+            "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+            "workers": 1,  # Socket.IO needs one process; the game loop is one thread
+            "worker_class": "gthread",
+            "threads": threads,
+            "timeout": 60,
+            "graceful_timeout": 5,
+            "keepalive": 30,
+            "accesslog": None,
+            "errorlog": "-",
+            "loglevel": "warning",
+            "worker_exit": self._worker_exit,
+        }
+        super().__init__()
+
+    def _worker_exit(self, _server: Any, _worker: Any) -> None:
+        if self.on_exit is not None:
+            self.on_exit()
+
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            self.cfg.set(key, value)
+
+    def load(self) -> Any:
+        return self.factory()

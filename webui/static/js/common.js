@@ -1,0 +1,228 @@
+// Shared by every page: translations, the Socket.IO connection with its offline banner,
+// and the generic rendering of the engine's legal actions as buttons.
+"use strict";
+
+const S = window.SVOYAK;
+
+function t(key, fmt) {
+  let s = S.catalogue[key] ?? key;
+  if (fmt) for (const [k, v] of Object.entries(fmt)) s = s.replaceAll(`{${k}}`, v);
+  return s;
+}
+
+// A label object from the engine: {ru, en} — pick the page's language, Russian first.
+function label(obj) {
+  if (obj == null) return "";
+  if (typeof obj !== "object") return String(obj);
+  return obj[S.lang] ?? obj.ru ?? obj.en ?? "";
+}
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v == null || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (k === "dataset") Object.assign(e.dataset, v);
+    else e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c == null || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+// Connect as a role; every (re)connect brings the full view, so a tablet that slept or a TV
+// whose server restarted comes back to the right screen by itself.
+function connect(auth, onView) {
+  const socket = io({auth: (cb) => cb({lang: S.lang, ...(typeof auth === "function" ? auth() : auth)}),
+                     reconnectionDelayMax: 3000});
+  const offline = document.getElementById("offline");
+  socket.on("connect", () => { if (offline) offline.hidden = true; document.body.dataset.online = "1"; });
+  socket.on("disconnect", () => { if (offline) offline.hidden = false; document.body.dataset.online = "0"; });
+  socket.on("connect_error", (err) => {
+    if (offline) offline.hidden = false;
+    document.body.dataset.online = "0";
+    if (auth.role === "host" && !socket.active) {
+      location.href = "/login?next=" + encodeURIComponent(location.pathname); // session gone
+    }
+  });
+  socket.on("view", (data) => {
+    window.lastView = data;
+    onView(data);
+    document.body.dataset.ready = "1";
+  });
+  return socket;
+}
+
+// Send with an acknowledgement; refusals go to the given toast element.
+function send(socket, name, data, toast) {
+  return new Promise((resolve) => {
+    socket.timeout(8000).emit(name, data, (err, res) => {
+      if (err) res = {ok: false, refused: {ru: t("common.timeout"), en: t("common.timeout")}};
+      if (!res.ok && toast) showToast(toast, label(res.refused));
+      resolve(res);
+    });
+  });
+}
+
+function showToast(node, text) {
+  node.textContent = text;
+  node.hidden = false;
+  clearTimeout(node._timer);
+  node._timer = setTimeout(() => { node.hidden = true; }, 5000);
+}
+
+function players(view) {
+  return (view && (view.players || view.scores)) || [];
+}
+
+function playerName(view, seat) {
+  const p = players(view)[seat];
+  return p ? (p.name ?? t("common.seat", {n: seat + 1})) : t("common.seat", {n: seat + 1});
+}
+
+// ---- legal actions as buttons -------------------------------------------------------------
+// Each action: {type, ru, en, by, args, key, confirm}. args: name -> [choices] or a spec
+// {"type": "int"|"text", ...}. A choice list becomes one button per choice; specs become
+// inputs with a send button. Rare actions (confirm) ask twice.
+
+// Verdicts are the host's most frequent keys: + right, - wrong.
+const CHOICE_KEYS = {right: "+", wrong: "-"};
+
+function choiceLabel(c) { return label(c) || String(c.value); }
+
+function actionButton(text, key, onFire, confirm, cls) {
+  const b = el("button", {class: "btn action " + (cls || ""), type: "button"});
+  b.append(el("span", {class: "label", text}));
+  if (key) b.append(el("kbd", {text: key}));
+  b.dataset.key = key || "";
+  b.addEventListener("click", () => {
+    if (confirm && !b.classList.contains("confirming")) {
+      b.classList.add("confirming");
+      b.querySelector(".label").textContent = t("host.confirm", {what: text});
+      setTimeout(() => { b.classList.remove("confirming"); b.querySelector(".label").textContent = text; }, 4000);
+      return;
+    }
+    b.classList.remove("confirming");
+    onFire();
+  });
+  return b;
+}
+
+function renderActions(container, actions, fire) {
+  container.replaceChildren();
+  const keys = {};
+  actions.forEach((a, i) => {
+    const args = Object.entries(a.args || {});
+    const text = label(a);
+    const cls = (i === 0 ? "primary " : "") + "act-" + a.type + (a.confirm ? " rare" : "");
+    if (args.length === 0) {
+      const b = actionButton(text, a.key, () => fire({type: a.type}), a.confirm, cls);
+      b.dataset.action = a.type;
+      container.append(b);
+      if (a.key) keys[a.key.toLowerCase()] = b;
+      return;
+    }
+    const group = el("div", {class: "action-group " + cls, dataset: {action: a.type}});
+    group.append(el("div", {class: "group-label", text}));
+    const simple = args.length === 1 && Array.isArray(args[0][1]);
+    if (simple) {
+      const [name, choices] = args[0];
+      choices.forEach((c) => {
+        const k = CHOICE_KEYS[c.value] || (choices.length === 1 ? a.key : "");
+        const b = actionButton(choiceLabel(c), k, () => fire({type: a.type, [name]: c.value}), a.confirm);
+        b.dataset.value = JSON.stringify(c.value);
+        if (k && !a.confirm) keys[k.toLowerCase()] = b;
+        group.append(b);
+      });
+      container.append(group);
+      return;
+    }
+    const form = el("form", {class: "action-form"});
+    const inputs = {};
+    for (const [name, spec] of args) {
+      let input;
+      if (Array.isArray(spec)) {
+        input = el("select", {name});
+        for (const c of spec) input.append(el("option", {value: JSON.stringify(c.value), text: choiceLabel(c)}));
+      } else if (spec.type === "int") {
+        input = el("input", {name, type: "number", inputmode: "numeric", min: spec.min, max: spec.max,
+                             step: spec.step || 1, value: spec.default ?? spec.min ?? 0});
+      } else {
+        input = el("input", {name, type: "text", autocomplete: "off"});
+      }
+      inputs[name] = [input, spec];
+      form.append(el("label", {}, el("span", {text: t("arg." + name) !== "arg." + name ? t("arg." + name) : name}), input));
+    }
+    const submit = actionButton(t("host.send"), a.key, () => form.requestSubmit(), false, "send");
+    submit.type = "submit";
+    form.append(submit);
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const cmd = {type: a.type};
+      for (const [name, [input, spec]] of Object.entries(inputs)) {
+        if (Array.isArray(spec)) cmd[name] = JSON.parse(input.value);
+        else if (spec.type === "int") cmd[name] = parseInt(input.value, 10);
+        else cmd[name] = input.value;
+      }
+      fire(cmd);
+    });
+    group.append(form);
+    container.append(group);
+  });
+  return keys;
+}
+
+// A countdown bar that empties: timers = {name: {ms, ends}}; the first time a deadline is
+// seen its remaining time is the bar's full length.
+const timerTotals = {};
+function runTimer(bar, timers) {
+  const entry = timers && Object.values(timers)[0];
+  if (bar._anim) { bar._anim.cancel(); bar._anim = null; }
+  bar.hidden = !entry;
+  if (!entry) return;
+  const total = (timerTotals[entry.ends] ??= entry.ms);
+  bar._anim = bar.firstElementChild.animate(
+    [{transform: `scaleX(${entry.ms / total})`}, {transform: "scaleX(0)"}],
+    {duration: Math.max(entry.ms, 0), fill: "forwards"});
+}
+
+// Sounds, generated in the browser (Web Audio): nothing to download.
+const Sound = {
+  ctx: null,
+  volume: (S.box.sound && S.box.sound.volume) ?? 0.7,
+  mute: !!(S.box.sound && S.box.sound.mute),
+  ensure() {
+    if (!this.ctx) {
+      const C = window.AudioContext || window.webkitAudioContext;
+      if (!C) return null;
+      this.ctx = new C();
+    }
+    if (this.ctx.state === "suspended") this.ctx.resume();
+    return this.ctx;
+  },
+  tone(freq, start, dur, type = "sine", gain = 1) {
+    const ctx = this.ensure();
+    if (!ctx || this.mute || this.volume <= 0) return;
+    const o = ctx.createOscillator(), g = ctx.createGain();
+    o.type = type;
+    o.frequency.value = freq;
+    const t0 = ctx.currentTime + start;
+    g.gain.setValueAtTime(0, t0);
+    g.gain.linearRampToValueAtTime(this.volume * gain * 0.4, t0 + 0.01);
+    g.gain.exponentialRampToValueAtTime(0.0001, t0 + dur);
+    o.connect(g).connect(ctx.destination);
+    o.start(t0);
+    o.stop(t0 + dur + 0.05);
+  },
+  play(cue) {
+    window.soundLog = (window.soundLog || []).concat([cue]);
+    if (cue === "lamp_on") { this.tone(880, 0, 0.25); this.tone(1320, 0.08, 0.25, "sine", 0.5); }
+    else if (cue === "press") { this.tone(660, 0, 0.12, "square", 0.5); }
+    else if (cue === "false_start") { this.tone(180, 0, 0.45, "sawtooth"); }
+    else if (cue === "time_up") { this.tone(520, 0, 0.3); this.tone(390, 0.3, 0.5); }
+  },
+};
