@@ -1,0 +1,74 @@
+"""sd_notify over a real unix datagram socket, as systemd listens for it."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+from appliance import systemd
+
+
+@pytest.fixture()
+def listener(tmp_path):
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    path = str(tmp_path / "notify")
+    sock.bind(path)
+    sock.settimeout(5)
+    yield sock, path
+    sock.close()
+
+
+def test_notify_sends_the_state(listener):
+    sock, path = listener
+    assert systemd.notify("READY=1\nSTATUS=listening", {"NOTIFY_SOCKET": path})
+    assert sock.recv(1024) == b"READY=1\nSTATUS=listening"
+
+
+def test_abstract_socket_name():
+    name = f"svoyak-test-{os.getpid()}"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind("\0" + name)
+        sock.settimeout(5)
+        assert systemd.notify("WATCHDOG=1", {"NOTIFY_SOCKET": "@" + name})
+        assert sock.recv(64) == b"WATCHDOG=1"
+
+
+def test_without_systemd_nothing_happens(tmp_path):
+    assert not systemd.notify("READY=1", {})
+    assert not systemd.notify("READY=1", {"NOTIFY_SOCKET": "relative/path"})
+    assert not systemd.notify("READY=1", {"NOTIFY_SOCKET": str(tmp_path / "nobody")})
+
+
+def test_watchdog_interval():
+    pid = str(os.getpid())
+    assert systemd.watchdog_interval({"WATCHDOG_USEC": "30000000"}) == 15.0
+    assert systemd.watchdog_interval({"WATCHDOG_USEC": "30000000", "WATCHDOG_PID": pid}) == 15.0
+    assert systemd.watchdog_interval({"WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "1"}) is None
+    assert systemd.watchdog_interval({}) is None
+    assert systemd.watchdog_interval({"WATCHDOG_USEC": "0"}) is None
+    assert systemd.watchdog_interval({"WATCHDOG_USEC": "x"}) is None
+
+
+def test_watchdog_pings_only_while_healthy(listener):
+    sock, path = listener
+    healthy = [True]
+    env = {"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "20000"}  # a ping every 10 ms
+    dog = systemd.Watchdog(lambda: healthy[0], env).start()
+    try:
+        assert [sock.recv(64) for _ in range(3)] == [b"WATCHDOG=1"] * 3
+        healthy[0] = False
+        # Drain what was in flight, then silence: the check now fails every time.
+        sock.settimeout(0.3)
+        with pytest.raises(TimeoutError):
+            while True:
+                sock.recv(64)
+    finally:
+        dog.stop()
+
+
+def test_watchdog_without_systemd_starts_no_thread():
+    dog = systemd.Watchdog(env={}).start()
+    assert dog.interval is None and dog._thread is None
+    dog.stop()
