@@ -315,6 +315,8 @@ def test_cli_inspect_json_schema_and_writes_nothing(tmp_path):
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert isinstance(doc["name"], str) and isinstance(doc["warnings"], list)
+    assert doc["format"] == "siq4"
+    assert doc["counts"] == {"rounds": 2, "themes": 5, "questions": 24}  # 25 minus one empty
     assert all(isinstance(w, str) for w in doc["warnings"])
     for rnd in doc["rounds"]:
         assert isinstance(rnd["name"], str) and isinstance(rnd["final"], bool)

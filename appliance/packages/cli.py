@@ -24,7 +24,7 @@ def normalized(package: Package, **extra: Any) -> dict[str, Any]:
         "name": package.name,
         "author": package.author,
         **extra,
-        **counts(package),
+        "counts": counts(package),
         "rounds": [
             {
                 "name": r.name,
