@@ -342,3 +342,18 @@ def test_cli_export_and_reimport(tmp_path):
     assert r.returncode == 0 and "imported package 2" in r.stdout
     lib = Library(data)
     assert lib.get(1) == lib.get(2)
+
+
+def test_sweep_cleans_what_a_killed_import_left(tmp_path):
+    lib = Library(tmp_path)
+    pid = lib.import_file(FIXTURES / "v5-encoded-names.siq")
+    kept = media_files(lib)
+    staging = lib.media.root / ".staging-killed"
+    staging.mkdir()
+    (staging / "half").write_bytes(b"x" * 100)
+    orphan = lib.media.path(hashlib.sha256(b"orphan").hexdigest())
+    orphan.parent.mkdir(parents=True, exist_ok=True)
+    orphan.write_bytes(b"orphan")  # moved into place, then the commit never happened
+    lib.sweep()
+    assert media_files(lib) == kept and not staging.exists()
+    assert lib.get(pid).rounds
