@@ -16,8 +16,10 @@ Two layers, as in gpiozero:
     gpiozero/lgpio ``bounce_time``: that would stamp a press at its *last* bounce.
   * **stuck**: a button held at start-up, or held longer than ``stuck_after_s`` (10 s), is
     reported (`status`, ``on_status`` listeners, the log) and ignored until it is released.
-  * a counted press becomes ``engine.press(seat, t_ns, by="button", at_ns=now)`` handed to
-    ``submit`` (the game loop's enqueue; it returns at once).
+  * a counted press becomes ``engine.press(seat, t_ns, by="button", at_ns=arrival)`` handed
+    to ``submit`` (the game loop's enqueue; it returns at once). ``t_ns`` is the kernel's
+    tick; ``at_ns`` is when the edge reached Python (stamped in the handler), which the loop
+    uses to order the press against the settle deadline.
 
 Presses from the keyboard or a phone in simulator mode enter the same queue through
 `Buttons.press`, so they meet the same bounce and stuck rules and the same ``submit``.
@@ -166,8 +168,11 @@ class Buttons:
 
     # -- inputs --------------------------------------------------------------------------
     def _enqueue(self, seat: int, t_ns: int, pressed: bool) -> None:
-        """The pin handler's whole job (lgpio's callback thread): enqueue, never block."""
-        self._queue.put((seat, t_ns, pressed, "button"))
+        """The pin handler's whole job (lgpio's callback thread): enqueue, never block.
+
+        The arrival stamp is taken here, not when the intake gets to it: a press that reached
+        the box inside the settle window still counts if the intake thread was held up."""
+        self._queue.put((seat, t_ns, pressed, "button", self.clock()))
 
     def press(self, seat: int, t_ns: int | None = None, by: str = "key") -> int:
         """A simulated press (keyboard key, phone): the same path as a wired button's.
@@ -178,9 +183,10 @@ class Buttons:
         """
         if seat < 0:
             raise ValueError("seat must be 0 or more")
-        t = self.clock() if t_ns is None else t_ns
-        self._queue.put((seat, t, True, by))
-        self._queue.put((seat, t, False, by))
+        now = self.clock()
+        t = now if t_ns is None else t_ns
+        self._queue.put((seat, t, True, by, now))
+        self._queue.put((seat, t, False, by, now))
         return t
 
     def add_status_listener(self, fn: Callable[[dict[str, Any]], None]) -> None:
@@ -210,7 +216,7 @@ class Buttons:
             except Exception:  # a bug here must not stop the buttons for the rest of the game
                 log.exception("gpio intake failed on %r", item)
 
-    def _handle(self, seat: int, t_ns: int, pressed: bool, by: str) -> None:
+    def _handle(self, seat: int, t_ns: int, pressed: bool, by: str, at_ns: int) -> None:
         with self._lock:
             s = self._seats.get(seat)
             if s is None:
@@ -239,7 +245,7 @@ class Buttons:
                 verdict = "bounce"
             burst = s.burst
         if verdict == "press":
-            self._submit(engine.press(seat, t_ns, by=by, at_ns=self.clock()))
+            self._submit(engine.press(seat, t_ns, by=by, at_ns=at_ns))
         if self.on_edge is not None:
             self.on_edge(Edge(seat, s.pin, t_ns, pressed, by, verdict, burst))
         if not pressed and released_stuck:
