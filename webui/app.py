@@ -31,8 +31,8 @@ class Services:
     settings: Settings
     data_dir: Path
     simulate: bool = False
-    # start_game(rules_name, players, package_id) -> game id
-    start_game: Callable[[str, list[str], str | None], Any] | None = None
+    # start_game(rules_name, players, package_id, options) -> game id
+    start_game: Callable[..., Any] | None = None
     # list_packages() -> [{"id": str, "name": str, ...}]
     list_packages: Callable[[], list[dict[str, Any]]] = list
     library: Any = None  # appliance.packages.library, when present
@@ -69,10 +69,11 @@ def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
                         ping_interval=10, ping_timeout=10, logger=False,
                         engineio_logger=False)
 
-    def start_game(rules: str, players: list[str], package: str | None) -> Any:
+    def start_game(rules: str, players: list[str], package: str | None,
+                   options: dict[str, Any] | None = None) -> Any:
         if services.start_game is None:
             raise ValueError("no game factory")
-        return services.start_game(rules, players, package)
+        return services.start_game(rules, players, package, options or {})
 
     hub = Hub(socketio, services.loop, simulate=services.simulate,
               settings=services.settings, start_game=start_game)
@@ -82,18 +83,19 @@ def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(admin.bp)
-    _register_optional(app)
+    _register_optional(app, services)
     return app, socketio, hub
 
 
-def _register_optional(app: Flask) -> None:
-    """The captive-portal blueprint belongs to the appliance area; use it when present."""
+def _register_optional(app: Flask, services: Services) -> None:
+    """The captive-portal blueprint belongs to the appliance area; use it when present.
+    In simulator mode (a laptop, where host names are real) foreign names are not
+    redirected."""
     try:
         captive = importlib.import_module("webui.captive")
     except ImportError:
         return
-    bp = getattr(captive, "bp", None) or getattr(captive, "blueprint", None)
-    if bp is not None:
-        app.register_blueprint(bp)
-    elif hasattr(captive, "register"):
-        captive.register(app)
+    settings = services.settings.get()
+    app.register_blueprint(captive.blueprint(
+        settings.get("portal_address") or "10.42.0.1",
+        redirect_foreign=not services.simulate))

@@ -72,7 +72,7 @@ class Hub:
     is given by the composition root (it knows packages and setups)."""
 
     def __init__(self, socketio: SocketIO, loop: Any, *, simulate: bool,
-                 settings: Any, start_game: Callable[[str, list[str], str | None], Any],
+                 settings: Any, start_game: Callable[..., Any],
                  clock: Callable[[], int] = time.monotonic_ns):
         self.sio = socketio
         self.loop = loop
@@ -337,8 +337,9 @@ class Hub:
             data = data if isinstance(data, dict) else {}
             players = [str(p).strip()[:40] for p in data.get("players") or [] if str(p).strip()]
             try:
+                options = data.get("options") if isinstance(data.get("options"), dict) else {}
                 game = self.start_game(str(data.get("rules") or "battle"), players,
-                                       data.get("package"))
+                                       data.get("package"), options)
             except Refused as r:
                 return {"ok": False, "refused": r.to_json()}
             except (ValueError, KeyError) as e:

@@ -24,6 +24,9 @@ DEFAULTS: dict[str, Any] = {
     # Casual mode lets phones buzz even outside the simulator (wired buttons stay fair).
     "casual_buzzer": False,
     "host_url": "",
+    # The box's address on its own Wi-Fi (NetworkManager's shared mode): the captive
+    # portal's redirects point there.
+    "portal_address": "10.42.0.1",
 }
 
 

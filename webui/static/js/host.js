@@ -158,6 +158,7 @@ function openNewGame() {
 }
 function syncPackages() {
   const rules = $("ng-rules").value;
+  $("ng-stage-box").hidden = rules !== "battle";
   let first = null;
   for (const o of $("ng-package").options) {
     const ok = !o.dataset.rules || o.dataset.rules === rules;
@@ -172,6 +173,7 @@ $("ng-cancel").addEventListener("click", () => { $("new-game-dialog").hidden = t
 $("new-game-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   const names = [...document.querySelectorAll("#ng-players input")].map((i) => i.value.trim()).filter(Boolean);
-  const res = await send(socket, "new_game", {rules: $("ng-rules").value, package: $("ng-package").value, players: names}, toast);
+  const res = await send(socket, "new_game", {rules: $("ng-rules").value, package: $("ng-package").value, players: names,
+    options: $("ng-rules").value === "battle" ? {stage: $("ng-stage").value} : {}}, toast);
   if (res.ok) $("new-game-dialog").hidden = true;
 });

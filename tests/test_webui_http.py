@@ -1,0 +1,233 @@
+"""HTTP side of the web UI: PIN login and its rate limit, pages, admin settings and PIN,
+QR codes, the simulator's press hook, the package library and protocol export."""
+
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from webui_kit import Kit, make_kit, views
+
+from appliance.packages.library import Library
+from webui import auth, i18n, qr
+
+DEMO = Path(__file__).resolve().parent.parent / "appliance" / "data" / "demo-sport.json"
+
+
+@pytest.fixture
+def kit(tmp_path: Path) -> Iterator[Kit]:
+    k = make_kit(tmp_path, library=Library(tmp_path))
+    yield k
+    k.close()
+
+
+def login(kit: Kit, client=None, pin: str | None = None):  # type: ignore[no-untyped-def]
+    client = client or kit.app.test_client()
+    r = client.post("/login", data={"pin": kit.services.settings.pin if pin is None else pin})
+    return client, r
+
+
+# --- PIN --------------------------------------------------------------------------------------
+
+def test_pin_is_created_on_first_start_and_kept(tmp_path: Path) -> None:
+    from webui.settings import Settings
+
+    first = Settings(tmp_path).pin
+    assert first.isdigit() and len(first) == 4
+    assert Settings(tmp_path).pin == first
+    assert (tmp_path / "settings.json").stat().st_mode & 0o777 == 0o600
+
+
+def test_host_page_needs_login(kit: Kit) -> None:
+    c = kit.app.test_client()
+    r = c.get("/host")
+    assert r.status_code == 302 and "/login" in r.headers["Location"]
+    assert c.get("/admin/").status_code == 302
+    assert c.post("/admin/pin", data={"pin": "1234"}).status_code == 403
+    c, r = login(kit, c)
+    assert r.status_code == 302 and r.headers["Location"] == "/host"
+    assert c.get("/host").status_code == 200
+
+
+def test_login_redirect_stays_on_the_box(kit: Kit) -> None:
+    c = kit.app.test_client()
+    r = c.post("/login", data={"pin": kit.services.settings.pin, "next": "//evil/x"})
+    assert r.headers["Location"] == "/host"
+
+
+def test_wrong_pins_are_rate_limited(kit: Kit) -> None:
+    c = kit.app.test_client()
+    wrong = "0000" if kit.services.settings.pin != "0000" else "1111"
+    codes = [login(kit, c, wrong)[1].status_code for _ in range(auth.FREE_TRIES)]
+    assert codes == [403] * (auth.FREE_TRIES - 1) + [429]
+    # Locked: even the right PIN is refused until the lock-out passes.
+    r = login(kit, c)[1]
+    assert r.status_code == 429
+    assert "Подождите" in r.get_data(as_text=True)
+
+
+def test_guard_lock_grows_and_expires() -> None:
+    now = [0.0]
+    g = auth.PinGuard(clock=lambda: now[0])
+    for _ in range(auth.FREE_TRIES):
+        ok, wait = g.check("a", "1", "2")
+    assert not ok and wait == auth.FIRST_LOCK_S
+    now[0] += wait + 0.1
+    ok, wait = g.check("a", "1", "2")
+    assert not ok and wait == 2 * auth.FIRST_LOCK_S
+    assert g.check("b", "2", "2") == (True, 0.0)  # another client is not locked
+    now[0] += wait + 0.1
+    assert g.check("a", "2", "2") == (True, 0.0)
+
+
+def test_global_budget_stops_guessing_from_many_addresses() -> None:
+    g = auth.PinGuard(clock=lambda: 0.0)
+    for i in range(auth.GLOBAL_FAILURES):
+        g.check(f"10.0.0.{i}", "1", "2")
+    ok, wait = g.check("10.0.1.1", "2", "2")
+    assert not ok and wait > 0
+
+
+# --- pages ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/", "/board", "/play", "/login"])
+def test_public_pages_render(kit: Kit, path: str) -> None:
+    r = kit.app.test_client().get(path)
+    assert r.status_code == 200
+    assert 'lang="ru"' in r.get_data(as_text=True)
+
+
+def test_language_switch(kit: Kit) -> None:
+    c = kit.app.test_client()
+    r = c.get("/lang/en?next=/board")
+    assert r.headers["Location"] == "/board"
+    body = c.get("/board").get_data(as_text=True)
+    assert 'lang="en"' in body and "Wait" in body
+
+
+def test_catalogues_have_the_same_keys() -> None:
+    assert set(i18n.catalogue("ru")) == set(json.loads(
+        (Path(i18n.__file__).parent / "translations" / "en.json").read_text()))
+
+
+def test_pages_reference_no_outside_address(kit: Kit) -> None:
+    c, _ = login(kit)
+    for path in ("/", "/board", "/play", "/host", "/admin/"):
+        body = c.get(path).get_data(as_text=True)
+        for attr in ('src="http', "href=\"http", "src=\"//", "href=\"//", "url(http"):
+            assert attr not in body, (path, attr)
+
+
+# --- admin ------------------------------------------------------------------------------------
+
+def test_admin_settings_and_pin_change(kit: Kit) -> None:
+    c, _ = login(kit)
+    board = kit.client("board")
+    r = c.post("/admin/settings", data={"box_name": "Клуб", "ssid": "Svoyak-AB12",
+                                        "password": "secret123", "language": "ru",
+                                        "host_url": ""})
+    assert r.status_code == 200
+    s = kit.services.settings.get()
+    assert s["box_name"] == "Клуб" and s["wifi"]["ssid"] == "Svoyak-AB12"
+    r = c.post("/admin/settings", data={"volume": "0.3", "mute": "on"})
+    assert kit.services.settings.get()["sound"] == {"volume": 0.3, "mute": True}
+    assert c.post("/admin/pin", data={"pin": "12"}).status_code == 400
+    assert c.post("/admin/pin", data={"pin": "4321"}).status_code == 200
+    assert kit.services.settings.pin == "4321"
+    assert login(kit, kit.app.test_client(), "4321")[1].status_code == 302
+    # The board never receives the PIN.
+    assert "4321" not in json.dumps(views(board))
+    assert "4321" not in kit.app.test_client().get("/board").get_data(as_text=True)
+
+
+def test_casual_buzzer_setting(kit: Kit) -> None:
+    c, _ = login(kit)
+    c.post("/admin/settings", data={"buzzer_form": "1", "casual_buzzer": "on"})
+    assert kit.services.settings.get()["casual_buzzer"] is True
+    c.post("/admin/settings", data={"buzzer_form": "1"})
+    assert kit.services.settings.get()["casual_buzzer"] is False
+
+
+# --- QR codes ---------------------------------------------------------------------------------
+
+def test_wifi_payload_escapes_special_characters() -> None:
+    assert qr.wifi_payload("Club;1", 'p"a:ss') == 'WIFI:T:WPA;S:Club\\;1;P:p\\"a\\:ss;;'
+    assert qr.wifi_payload("Open", "") == "WIFI:T:nopass;S:Open;;"
+
+
+def test_qr_codes(kit: Kit) -> None:
+    c = kit.app.test_client()
+    assert c.get("/qr/wifi.svg").status_code == 404  # no Wi-Fi configured yet
+    kit.services.settings.update({"wifi": {"ssid": "Svoyak-AB12", "password": "pw"}})
+    for path in ("/qr/wifi.svg", "/qr/host.svg"):
+        r = c.get(path)
+        assert r.status_code == 200 and r.mimetype == "image/svg+xml"
+        ET.fromstring(r.data)  # well-formed SVG
+    board = c.get("/board").get_data(as_text=True)
+    assert "Svoyak-AB12" in board and "/qr/wifi.svg" in board
+    kit.services.settings.update({"host_url": "http://svoyak.local/host"})
+    assert "http://svoyak.local/host" in c.get("/board").get_data(as_text=True)
+
+
+# --- simulator hook ---------------------------------------------------------------------------
+
+def test_sim_press_hook(kit: Kit) -> None:
+    kit.games.start("battle", ["A", "B", "C"], "demo:battle", {})
+    host = kit.host()
+    host.emit("command", {"type": "announce"}, callback=True)
+    c = kit.app.test_client()
+    assert c.post("/api/sim/press", json={"player": "x"}).status_code == 400
+    r = c.post("/api/sim/press", json={"player": 2})
+    assert r.status_code == 200 and r.get_json()["ok"]
+
+
+def test_sim_press_hook_is_absent_without_simulator(tmp_path: Path) -> None:
+    k = make_kit(tmp_path, simulate=False)
+    try:
+        assert k.app.test_client().post("/api/sim/press", json={"player": 0}).status_code == 404
+    finally:
+        k.close()
+
+
+# --- package library and export ---------------------------------------------------------------
+
+def test_package_upload_preview_play_delete(kit: Kit) -> None:
+    c, _ = login(kit)
+    r = c.post("/admin/packages", data={"file": (io.BytesIO(b"not a package"), "x.siq")},
+               content_type="multipart/form-data")
+    assert r.status_code == 400 and r.get_json()["ok"] is False
+    assert kit.services.library.list() == []  # a failed import writes nothing
+    r = c.post("/admin/packages", data={"file": (io.BytesIO(DEMO.read_bytes()), "sport.json")},
+               content_type="multipart/form-data")
+    assert r.status_code == 200, r.get_json()
+    pid = r.get_json()["package"]["id"]
+    assert any(p["id"] == str(pid) for p in kit.games.list_packages())
+    preview = c.get(f"/admin/packages/{pid}").get_json()
+    assert preview["rounds"][0]["themes"][0]["questions"][0]["price"] == 10
+    assert str(pid) in c.get("/admin/").get_data(as_text=True)
+    game = kit.games.start("battle", ["A", "B"], str(pid), {"stage": "qualification"})
+    rules, state = kit.loop.snapshot(game)
+    assert len(state.themes) == 4
+    assert c.post(f"/admin/packages/{pid}/delete").get_json()["ok"]
+    assert c.get(f"/admin/packages/{pid}").status_code == 404
+    assert c.post(f"/admin/packages/{pid}/delete").status_code == 404
+
+
+def test_media_route_404_for_unknown(kit: Kit) -> None:
+    assert kit.app.test_client().get("/media/" + "0" * 64).status_code == 404
+
+
+def test_protocol_export(kit: Kit) -> None:
+    game = kit.games.start("battle", ["A", "B"], "demo:battle", {})
+    kit.host().emit("command", {"type": "announce"}, callback=True)
+    c, _ = login(kit)
+    page = c.get("/admin/").get_data(as_text=True)
+    assert f"/admin/export/{game}.json" in page
+    r = c.get(f"/admin/export/{game}.json")
+    assert r.status_code == 200
+    assert [e["type"] for e in r.get_json()["events"]][-1] == "announced"
+    assert kit.app.test_client().get(f"/admin/export/{game}.json").status_code == 302

@@ -1,0 +1,303 @@
+"""Every Socket.IO handler through Flask-SocketIO's test client, over a real game loop, the
+real sport engine and a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from webui_kit import Kit, make_kit, views
+
+PLAYERS = ["Анна", "Борис", "Вера"]
+
+
+@pytest.fixture
+def kit(tmp_path: Path) -> Iterator[Kit]:
+    k = make_kit(tmp_path)
+    yield k
+    k.close()
+
+
+@pytest.fixture
+def game(kit: Kit) -> int:
+    return kit.games.start("battle", PLAYERS, "demo:battle", {"stage": "qualification"})
+
+
+def wait_view(client: Any, pred: Callable[[dict[str, Any]], bool],
+              timeout: float = 3.0) -> dict[str, Any]:
+    """The first view (received from now on) that satisfies `pred`."""
+    end = time.monotonic() + timeout
+    seen: list[dict[str, Any]] = []
+    while time.monotonic() < end:
+        for v in views(client):
+            seen.append(v)
+            if pred(v):
+                return v
+        time.sleep(0.02)
+    raise AssertionError(f"no matching view among {len(seen)}: {seen[-1:]}")
+
+
+# --- connect ---------------------------------------------------------------------------------
+
+def test_host_socket_needs_the_pin_login(kit: Kit) -> None:
+    anonymous = kit.client("host")
+    assert not anonymous.is_connected()
+    host = kit.host()
+    assert host.is_connected()
+
+
+def test_unknown_role_is_refused(kit: Kit) -> None:
+    assert not kit.client("admin").is_connected()
+
+
+def test_every_connect_gets_the_full_view_for_its_role(kit: Kit, game: int) -> None:
+    host, board = kit.host(), kit.client("board")
+    hv, bv = views(host)[0], views(board)[0]
+    assert hv["game"] == bv["game"] == game
+    assert hv["rules"] == "battle" and hv["role"] == "host"
+    assert "question" in hv["view"] and "question" not in bv["view"]
+    assert [a["type"] for a in hv["actions"]][0] == "announce"
+    assert "actions" not in bv
+    # A reconnect (a tablet waking up) gets the current state again, not a stale one.
+    assert host.emit("command", {"type": "announce"}, callback=True)["ok"]
+    again = kit.host()
+    assert views(again)[0]["view"]["phase"] == "open"
+
+
+def test_no_game_payload(kit: Kit) -> None:
+    board = kit.client("board")
+    v = views(board)[0]
+    assert v["game"] is None and "view" not in v
+
+
+# --- command -------------------------------------------------------------------------------
+
+def test_host_command_is_submitted_and_fanned_out(kit: Kit, game: int) -> None:
+    host, board = kit.host(), kit.client("board")
+    views(board)
+    res = host.emit("command", {"type": "announce"}, callback=True)
+    assert res == {"ok": True, "events": 1}
+    v = wait_view(board, lambda v: v["view"]["phase"] == "open")
+    assert v["view"]["lamp"] is True
+    assert "lamp_on" in v["cues"]
+
+
+def test_refused_command_comes_back_with_both_messages(kit: Kit, game: int) -> None:
+    host = kit.host()
+    res = host.emit("command", {"type": "judge", "verdict": "right"}, callback=True)
+    assert res["ok"] is False
+    assert res["refused"]["ru"] and res["refused"]["en"]
+
+
+def test_malformed_command(kit: Kit, game: int) -> None:
+    host = kit.host()
+    assert host.emit("command", "announce", callback=True)["refused"]["code"] == "malformed"
+    assert host.emit("command", {"no": "type"}, callback=True)["ok"] is False
+
+
+def test_host_actions_from_a_board_or_player_socket_are_refused_and_logged(
+        kit: Kit, game: int, caplog: pytest.LogCaptureFixture) -> None:
+    board, phone = kit.client("board"), kit.client("player", seat=0)
+    for sock in (board, phone):
+        for name, data in (("command", {"type": "announce"}),
+                           ("new_game", {"rules": "battle", "players": PLAYERS}),
+                           ("ui", {"race_shown": True})):
+            res = sock.emit(name, data, callback=True)
+            assert res["ok"] is False and res["refused"]["code"] == "forbidden", (name, res)
+    assert kit.loop.snapshot()[1].phase == "ready"  # nothing happened
+    assert kit.hub.ui.race_shown is False
+    assert sum("refused host-only" in r.getMessage() for r in caplog.records) == 6
+
+
+def test_commands_are_stamped_by_the_server_not_the_client(kit: Kit, game: int) -> None:
+    host = kit.host()
+    before = kit.loop.now()
+    host.emit("command", {"type": "announce", "t_ns": 5, "by": "player:0"}, callback=True)
+    event = kit.store.events(game)[-1]
+    assert event.t_ns >= before
+
+
+# --- press ---------------------------------------------------------------------------------
+
+def test_board_key_press_in_simulator_mode(kit: Kit, game: int) -> None:
+    host, board = kit.host(), kit.client("board")
+    host.emit("command", {"type": "announce"}, callback=True)
+    assert board.emit("press", {"player": 1}, callback=True)["ok"]
+    v = wait_view(host, lambda v: v["view"]["answering"] == 1)
+    assert v["view"]["race"][0]["by"] == "key"
+    assert v["view"]["short_word"] is True  # pressed before "reading finished"
+
+
+def test_bad_press_arguments(kit: Kit, game: int) -> None:
+    board = kit.client("board")
+    assert board.emit("press", {"player": "x"}, callback=True)["refused"]["code"] == "malformed"
+    assert board.emit("press", {}, callback=True)["ok"] is False
+
+
+def test_phone_press_is_for_its_own_seat_and_marked_as_phone(kit: Kit, game: int) -> None:
+    host = kit.host()
+    phone = kit.client("player", seat=2)
+    host.emit("command", {"type": "announce"}, callback=True)
+    assert phone.emit("press", {"player": 0}, callback=True)["ok"]  # seat 2 regardless
+    v = wait_view(host, lambda v: v["view"]["answering"] is not None)
+    assert v["view"]["answering"] == 2
+    assert v["view"]["race"][0]["by"] == "phone"
+
+
+def test_phone_without_seat_cannot_press(kit: Kit, game: int) -> None:
+    phone = kit.client("player")
+    assert phone.emit("press", {}, callback=True)["refused"]["code"] == "forbidden"
+
+
+def test_without_simulator_keys_and_phones_are_off_unless_casual(tmp_path: Path) -> None:
+    k = make_kit(tmp_path, simulate=False)
+    try:
+        k.games.start("battle", PLAYERS, "demo:battle", {})
+        host, board = k.host(), k.client("board")
+        phone = k.client("player", seat=0)
+        host.emit("command", {"type": "announce"}, callback=True)
+        assert board.emit("press", {"player": 0}, callback=True)["refused"]["code"] == "forbidden"
+        assert phone.emit("press", {}, callback=True)["refused"]["code"] == "forbidden"
+        assert views(phone)[0]["box"]["phone_buzzer"] is False
+        k.services.settings.update({"casual_buzzer": True})
+        assert phone.emit("press", {}, callback=True)["ok"]
+    finally:
+        k.close()
+
+
+def test_press_with_no_game(kit: Kit) -> None:
+    board = kit.client("board")
+    assert board.emit("press", {"player": 0}, callback=True)["refused"]["code"] == "no_game"
+
+
+# --- seat, lobby, player commands ---------------------------------------------------------------
+
+def test_seat_joins_the_player_room_and_gets_the_player_view(kit: Kit, game: int) -> None:
+    phone = kit.client("player")
+    first = views(phone)[0]
+    assert first["seat"] is None and "seat" not in first["view"]
+    res = phone.emit("seat", {"seat": 1}, callback=True)
+    assert res == {"ok": True, "seat": 1}
+    v = views(phone)[-1]
+    assert v["seat"] == 1 and v["view"]["name"] == "Борис" and v["view"]["score"] == 0
+
+
+def test_bad_seat_and_non_player_seat(kit: Kit, game: int) -> None:
+    phone, board = kit.client("player"), kit.client("board")
+    assert phone.emit("seat", {"seat": -1}, callback=True)["refused"]["code"] == "malformed"
+    assert board.emit("seat", {"seat": 0}, callback=True)["refused"]["code"] == "forbidden"
+
+
+def test_lobby_names_reach_the_host_and_leave_on_disconnect(kit: Kit) -> None:
+    host = kit.host()
+    phone = kit.client("player")
+    assert phone.emit("seat", {"seat": None, "name": "Гоша"}, callback=True)["ok"]
+    wait_view(host, lambda v: v["ui"]["lobby"] == ["Гоша"])
+    phone.disconnect()
+    wait_view(host, lambda v: v["ui"]["lobby"] == [])
+
+
+def test_player_command_needs_a_seat_and_a_listed_action(kit: Kit, game: int) -> None:
+    unseated = kit.client("player")
+    res = unseated.emit("player_command", {"type": "judge"}, callback=True)
+    assert res["refused"]["code"] == "no_seat"
+    phone = kit.client("player", seat=0)
+    # The sport engine lists no action for players: a phone cannot judge or announce.
+    for cmd in ({"type": "judge", "verdict": "right"}, {"type": "announce"}, "x"):
+        res = phone.emit("player_command", cmd, callback=True)
+        assert res["ok"] is False and res["refused"]["code"] in ("not_now", "malformed")
+    assert kit.loop.snapshot()[1].phase == "ready"
+
+
+def test_player_command_with_no_game(kit: Kit) -> None:
+    phone = kit.client("player", seat=0)
+    assert phone.emit("player_command", {"type": "bet"}, callback=True)["refused"]["code"] == \
+        "no_game"
+
+
+# --- new game, ui, unknown ------------------------------------------------------------------
+
+def test_new_game_from_the_host(kit: Kit) -> None:
+    host, board = kit.host(), kit.client("board")
+    res = host.emit("new_game", {"rules": "battle", "players": ["A", "B"],
+                                 "package": "demo:battle", "options": {"stage": "1/3"}},
+                    callback=True)
+    assert res["ok"] and res["game"] == kit.loop.current
+    v = wait_view(board, lambda v: v["game"] == res["game"])
+    assert [p["name"] for p in v["view"]["players"]] == ["A", "B"]
+    assert len(v["view"]["themes"]) == 6
+
+
+def test_new_game_refusals(kit: Kit) -> None:
+    host = kit.host()
+    assert host.emit("new_game", {"rules": "chess", "players": ["A", "B"]},
+                     callback=True)["refused"]["code"] == "unknown_rules"
+    res = host.emit("new_game", {"rules": "battle", "players": ["A"]}, callback=True)
+    assert res["ok"] is False and res["refused"]["code"] == "bad_setup"
+    res = host.emit("new_game", {"rules": "battle", "players": ["A", "B"],
+                                 "package": "demo:nope"}, callback=True)
+    assert res["refused"]["code"] == "no_package"
+    assert kit.loop.current is None
+
+
+def test_ui_switches_reach_every_screen(kit: Kit, game: int) -> None:
+    host, board = kit.host(), kit.client("board")
+    assert host.emit("ui", {"race_shown": True, "paused": True}, callback=True)["ok"]
+    v = wait_view(board, lambda v: v["ui"]["paused"])
+    assert v["ui"]["race_shown"] is True
+    # The race overlay closes by itself when the lamp lights for the next question.
+    host.emit("command", {"type": "announce"}, callback=True)
+    wait_view(board, lambda v: v["ui"]["race_shown"] is False)
+
+
+def test_unknown_message_is_refused(kit: Kit) -> None:
+    board = kit.client("board")
+    assert board.emit("hack", {}, callback=True)["refused"]["code"] == "unknown"
+
+
+def test_end_game_shows_the_summary(kit: Kit, game: int) -> None:
+    host, board = kit.host(), kit.client("board")
+    assert any(a["type"] == "end_game" for a in views(host)[0]["actions"])
+    assert host.emit("command", {"type": "end_game"}, callback=True)["ok"]
+    v = wait_view(board, lambda v: v.get("finished"))
+    assert [s["name"] for s in v["summary"]["standings"]] == PLAYERS
+
+
+# --- confidentiality, end to end ---------------------------------------------------------------
+
+def test_recorded_frames_never_carry_an_answer_before_it_is_revealed(kit: Kit, game: int) -> None:
+    """Record every frame the board and two phones receive while a question is read,
+    pressed, judged wrong, queued and judged right; no answer string may appear until the
+    question is closed. The host's frames do carry it (so the check can fail)."""
+    host = kit.host()
+    board, p0, lobby = kit.client("board"), kit.client("player", seat=0), kit.client("player")
+    rules, state = kit.loop.snapshot()
+    spec = state.themes[0].question(0)
+    secret = spec.answer.split(";")[0].strip()
+    assert secret
+    steps = [{"type": "announce"}, ("press", 1), {"type": "reset_signal"}, ("press", 2),
+             {"type": "judge", "verdict": "wrong"}]
+    for step in steps:
+        if isinstance(step, tuple):
+            assert board.emit("press", {"player": step[1]}, callback=True)["ok"]
+            time.sleep(0.05)  # past the settle window
+            kit.loop.wake()
+        else:
+            res = host.emit("command", step, callback=True)
+            assert res["ok"], (step, res)
+    time.sleep(0.3)
+    frames = {name: json.dumps(views(c), ensure_ascii=False)
+              for name, c in (("board", board), ("player", p0), ("lobby", lobby))}
+    host_frames = json.dumps(views(host), ensure_ascii=False)
+    assert secret in host_frames
+    for name, text in frames.items():
+        assert secret not in text, name
+        assert spec.text[:30] not in text, name  # sport: the text is heard, not shown
+    # After the question closes the answer is public: it may now reach the board.
+    assert host.emit("command", {"type": "judge", "verdict": "right"}, callback=True)["ok"]
+    v = wait_view(board, lambda v: v["view"]["phase"] == "closed")
+    assert secret in json.dumps(v, ensure_ascii=False)

@@ -1,0 +1,130 @@
+"""Helpers for the web UI tests: an app over a real game loop and a real SQLite file, and a
+real `svoyak serve` process on loopback for the browser tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from appliance.loop import GameLoop
+from appliance.store import Store, db_path
+from webui.app import Services, create_app
+from webui.games import Games
+from webui.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+# Debian's Chromium on a closed network: no background traffic, no sandbox as root.
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync",
+                  "--autoplay-policy=no-user-gesture-required"]
+
+
+@dataclass
+class Kit:
+    app: Any
+    socketio: Any
+    hub: Any
+    loop: GameLoop
+    store: Store
+    services: Services
+    games: Games
+
+    def close(self) -> None:
+        self.loop.stop()
+        self.store.close()
+
+    def host(self, **kw: Any) -> Any:
+        """A logged-in host socket (the PIN login sets the session cookie)."""
+        fc = self.app.test_client()
+        r = fc.post("/login", data={"pin": self.services.settings.pin})
+        assert r.status_code == 302, r.status_code
+        return self.socketio.test_client(self.app, flask_test_client=fc,
+                                         auth={"role": "host", **kw})
+
+    def client(self, role: str, **kw: Any) -> Any:
+        return self.socketio.test_client(self.app, auth={"role": role, **kw})
+
+
+def make_kit(tmp: Path, *, simulate: bool = True, library: Any = None) -> Kit:
+    store = Store(db_path(tmp))
+    loop = GameLoop(store).start()
+    games = Games(loop, library)
+    services = Services(loop=loop, settings=Settings(tmp), data_dir=tmp, simulate=simulate,
+                        start_game=games.start, list_packages=games.list_packages,
+                        library=library, store=store)
+    services.extras["export_game"] = lambda g: {"game": g, "events": [
+        e.to_json() for e in store.log(g)]}
+    app, socketio, hub = create_app(services)
+    app.config["TESTING"] = True
+    return Kit(app, socketio, hub, loop, store, services, games)
+
+
+def views(client: Any) -> list[dict[str, Any]]:
+    return [m["args"][0] for m in client.get_received() if m["name"] == "view"]
+
+
+# --- a real server --------------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """`svoyak serve --simulate` in a subprocess on a free loopback port."""
+
+    def __init__(self, data: Path, port: int | None = None, *extra: str):
+        self.data = data
+        self.port = port or free_port()
+        self.extra = extra
+        self.proc: subprocess.Popen[str] | None = None
+        self.base = f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> Server:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.log = open(self.data.parent / f"server-{self.port}.log", "a")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "appliance.cli", "serve", "--simulate", "--data",
+             str(self.data), "--host", "127.0.0.1", "--port", str(self.port), *self.extra],
+            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT, text=True,
+            start_new_session=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(self.base + "/board", timeout=2) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError("server did not start: " + self.output())
+
+    def output(self) -> str:
+        return (self.data.parent / f"server-{self.port}.log").read_text()
+
+    @property
+    def pin(self) -> str:
+        return str(json.loads((self.data / "settings.json").read_text())["pin"])
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(5)
+        self.proc = None
+        if getattr(self, "log", None):
+            self.log.close()
