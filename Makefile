@@ -4,13 +4,14 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DATA ?= data
 
-.PHONY: run test lint unit bench clean vendor screenshots
+.PHONY: run test lint unit bench clean vendor screenshots image
 
 run: $(STAMP) vendor
 	$(VENV)/bin/svoyak serve --simulate --data $(DATA)
 
 test: $(STAMP) vendor
 	scripts/webui-deps.sh --browser
+	scripts/test-deps.sh
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest
 
@@ -35,6 +36,11 @@ $(VENDOR): webui/package.json webui/package-lock.json webui/build.mjs
 screenshots: $(STAMP) vendor
 	scripts/webui-deps.sh --browser
 	$(PY) -m webui.screenshots docs/screenshots
+
+# The SD-card image from the official Raspberry Pi OS Lite image (docs/appliance.md).
+image: $(STAMP)
+	@test -n "$(BASE)" || { echo "usage: make image BASE=path/to/raspios-bookworm-arm64-lite.img.xz"; exit 2; }
+	image-build/build.sh "$(BASE)" build/image
 
 clean:
 	rm -rf $(VENV) build *.egg-info
