@@ -1,0 +1,171 @@
+"""The TV game's legal actions: exactly the host buttons (and player inputs) allowed now,
+each with complete arguments, so a generic UI never offers what the rules forbid."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from appliance.engine import Action
+from appliance.tv import auction as auc
+from appliance.tv import final as fin
+from appliance.tv.board import cat_price_choices, playable
+from appliance.tv.state import Phase, Stage, State
+
+VERDICT = [{"value": "right", "ru": "Верно", "en": "Right"},
+           {"value": "wrong", "ru": "Неверно", "en": "Wrong"}]
+
+
+def _players(state: State, seats: Any) -> list[dict[str, Any]]:
+    return [{"value": p, "ru": state.players[p], "en": state.players[p]} for p in seats]
+
+
+def _cells(state: State, ids: Any) -> list[dict[str, Any]]:
+    out = []
+    for r, t, q in ids:
+        c = state.board.rounds[r].cells[t][q]
+        name = state.board.rounds[r].themes[t]
+        out.append({"value": f"{t}:{q}", "ru": f"{name}, {c.value}", "en": f"{name}, {c.value}"})
+    return out
+
+
+def _int(low: int, high: int, step: int = 1) -> dict[str, Any]:
+    return {"type": "int", "min": low, "max": high, "step": step}
+
+
+def legal_actions(state: State) -> list[Action]:
+    if state.stage == Stage.OVER:
+        return _undo(state)
+    acts = _phase_actions(state)
+    acts += _undo(state)
+    acts.append(Action("set_score", "Исправить счёт", "Set a score",
+                       args={"player": _players(state, range(state.seats)),
+                             "score": {"type": "int", "min": -10**9, "max": 10**9, "step": 1}}))
+    if state.judgements:
+        refs = [{"value": j.ref, "ru": f"№{j.ref + 1}: {state.players[j.player]}, "
+                 f"{'верно' if j.verdict == 'right' else 'неверно'} ({j.delta:+d})",
+                 "en": f"#{j.ref + 1}: {state.players[j.player]}, {j.verdict} ({j.delta:+d})"}
+                for j in state.judgements]
+        acts.append(Action("rejudge", "Изменить оценку", "Replace a judgement",
+                           args={"ref": refs, "verdict": VERDICT}))
+    if state.stage == Stage.ROUND and state.phase != Phase.PICK_CHOOSER:
+        others = [p for p in range(state.seats) if p != state.chooser]
+        acts.append(Action("set_chooser", "Сменить выбирающего", "Change the chooser",
+                           args={"player": _players(state, others)}))
+    acts.append(Action("end_game", "Закончить игру", "End the game", confirm=True))
+    return acts
+
+
+def _undo(state: State) -> list[Action]:
+    if state.prev is None:
+        return []
+    return [Action("undo", "Отменить", "Undo", key="z")]
+
+
+def _phase_actions(state: State) -> list[Action]:
+    ph, play = state.phase, state.play
+    acts: list[Action] = []
+    if ph == Phase.PICK_CHOOSER:
+        acts.append(Action("pick_chooser", "Кто выбирает", "Who chooses",
+                           args={"player": _players(state, state.candidates)}))
+        acts.append(Action("end_round", "Закончить раунд", "End the round", confirm=True))
+    elif ph == Phase.CHOOSE:
+        acts.append(Action("choose", "Выбрать вопрос", "Choose a question",
+                           args={"cell": _cells(state, state.open_cells())}))
+        played = [c.id for c in state.board.rounds[state.round].all_cells()
+                  if playable(c) and c.id in state.played]
+        if played:
+            acts.append(Action("reopen", "Вернуть вопрос на табло", "Reopen a question",
+                               args={"cell": _cells(state, played)}, confirm=True))
+        acts.append(Action("end_round", "Закончить раунд", "End the round", confirm=True))
+    elif ph in (Phase.READING, Phase.AFTER_WRONG):
+        ru, en = ("Сигнал", "Lamp") if ph == Phase.READING else ("Снова сигнал", "Re-arm")
+        acts.append(Action("lamp", ru, en, key="space"))
+        acts.append(Action("close", "Никто не ответил", "Nobody answered", key="n"))
+    elif ph == Phase.BUTTONS:
+        assert play is not None and play.race is not None
+        race = play.race
+        eligible = sorted(race.playing - race.answered)
+        acts.append(Action("press", "Нажатие", "Press", by="player",
+                           args={"player": _players(state, eligible)}))
+        acts.append(Action("close", "Никто не ответил", "Nobody answered", key="n"))
+    elif ph == Phase.ANSWERING:
+        acts.append(Action("judge", "Оценить ответ", "Judge the answer",
+                           args={"verdict": VERDICT}))
+    elif ph == Phase.CAT_GIVE:
+        assert play is not None
+        cat = play.question.cat if play.question else None
+        keep = state.settings.cat_to_self or bool(cat and cat.may_keep)
+        seats = [p for p in range(state.seats) if keep or p != play.opener]
+        acts.append(Action("give", "Отдать кота", "Give the cat",
+                           args={"player": _players(state, seats)}))
+    elif ph == Phase.CAT_PRICE:
+        assert play is not None and play.cell is not None
+        price = cat_price_choices(state.board.cell(play.cell))
+        spec: Any = ([{"value": v, "ru": str(v), "en": str(v)} for v in price]
+                     if isinstance(price, list) else price)
+        acts.append(Action("cat_price", "Стоимость кота", "The cat's value",
+                           args={"value": spec}))
+    elif ph == Phase.AUCTION:
+        acts += _auction_actions(state)
+    elif ph == Phase.BETS:
+        assert play is not None and play.written is not None
+        for p in play.written.players:
+            low, high = fin.bet_range(state.scores[p])
+            acts.append(Action("bet", f"Ставка: {state.players[p]}",
+                               f"Bet: {state.players[p]}",
+                               args={"player": _players(state, [p]), "amount": _int(low, high)}))
+    elif ph == Phase.WRITING:
+        assert play is not None and play.written is not None
+        left = play.written.unjudged()
+        acts.append(Action("judge", "Оценить (и открыть) ответ", "Judge (and reveal) an answer",
+                           args={"player": _players(state, left), "verdict": VERDICT}))
+        acts.append(Action("write", "Записать ответ", "Record a written answer",
+                           args={"player": _players(state, left), "text": {"type": "text"}}))
+    elif ph == Phase.FINAL_ORDER:
+        acts.append(Action("pick_remover", "Кто убирает тему следующим",
+                           "Who removes a theme next",
+                           args={"player": _players(state, state.candidates)}))
+    elif ph == Phase.FINAL_REMOVE:
+        f, final = state.final, state.board.final
+        assert f is not None and final is not None
+        by = fin.remover(f.order, len(f.removed))
+        themes = [{"value": t, "ru": final.themes[t], "en": final.themes[t]}
+                  for t in f.remaining(len(final.themes))]
+        acts.append(Action("remove_theme", f"Убирает тему: {state.players[by]}",
+                           f"Theme removed by {state.players[by]}", args={"theme": themes}))
+    elif ph == Phase.SHOOTOUT_THEME:
+        choices = [{"value": f"{r}:{t}",
+                    "ru": f"{state.board.rounds[r].themes[t]} ({state.board.rounds[r].name})",
+                    "en": f"{state.board.rounds[r].themes[t]} ({state.board.rounds[r].name})"}
+                   for r, t in state.shootout_sources()]
+        choices.append({"value": "host", "ru": "Вопросы ведущего", "en": "The host's questions"})
+        acts.append(Action("shootout_theme", "Тема перестрелки", "Shootout theme",
+                           args={"theme": choices}))
+    if state.stage != Stage.FINAL and ph in (
+            Phase.READING, Phase.BUTTONS, Phase.ANSWERING, Phase.AFTER_WRONG, Phase.CAT_GIVE,
+            Phase.CAT_PRICE, Phase.AUCTION, Phase.BETS, Phase.WRITING):
+        acts.append(Action("skip", "Снять вопрос", "Skip the question", confirm=True))
+    return acts
+
+
+def _auction_actions(state: State) -> list[Action]:
+    play = state.play
+    assert play is not None and play.auction is not None
+    a = play.auction
+    if a.turn is None:
+        return []
+    p, who = a.turn, _players(state, [a.turn])
+    acts = []
+    rng = auc.bid_range(a, p, state.settings.auction_step, state.scores)
+    if rng is not None:
+        acts.append(Action("bid", f"Ставка: {state.players[p]}", f"Bid: {state.players[p]}",
+                           args={"player": who,
+                                 "amount": _int(rng[0], rng[1], state.settings.auction_step)}))
+    if auc.can_beat(a, p, state.scores):
+        score = state.scores[p]
+        acts.append(Action("all_in", f"Ва-банк ({score})", f"All-in ({score})",
+                           args={"player": who}))
+    if not (a.leader is None and p == a.opener):
+        acts.append(Action("pass", "Пас", "Pass", args={"player": who}))
+    return acts
+

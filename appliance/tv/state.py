@@ -1,0 +1,201 @@
+"""The TV game's immutable state and the queries every part of the engine shares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from appliance.arbiter import Race
+from appliance.packages.model import Package, Question
+from appliance.tv.auction import Auction
+from appliance.tv.board import Board, CellId, playable
+from appliance.tv.presets import Settings
+
+RIGHT, WRONG = "right", "wrong"
+VERDICTS = (RIGHT, WRONG)
+
+
+class Stage:
+    ROUND = "round"
+    FINAL = "final"
+    SHOOTOUT = "shootout"
+    OVER = "over"
+
+
+class Phase:
+    """Where the game stands; each phase has its own legal commands."""
+
+    PICK_CHOOSER = "pick_chooser"  # the host names who chooses first («выбирающий»)
+    CHOOSE = "choose"  # the chooser names theme and value
+    READING = "reading"  # the host reads; a press now is a false start
+    BUTTONS = "buttons"  # the lamp is on: the first press wins
+    ANSWERING = "answering"  # one player answers; the host judges
+    AFTER_WRONG = "after_wrong"  # a wrong answer: the host re-arms the lamp or closes
+    CAT_GIVE = "cat_give"  # the opener gives the cat away
+    CAT_PRICE = "cat_price"  # the receiver picks the cat's value
+    AUCTION = "auction"  # bidding
+    BETS = "bets"  # secret bets (final, stake_all)
+    WRITING = "writing"  # written answers; the host judges each (final, for_all, stake_all)
+    FINAL_ORDER = "final_order"  # the host orders players tied on the lowest score
+    FINAL_REMOVE = "final_remove"  # players remove final themes in turn
+    SHOOTOUT_THEME = "shootout_theme"  # the host picks the shootout theme
+    OVER = "over"
+
+
+class Mode:
+    BUTTONS = "buttons"  # normal question: the lamp and the race
+    SINGLE = "single"  # one player must answer: cat, auction, no_risk
+    WRITTEN = "written"  # everyone answers in writing: for_all, stake_all, final
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """One accepted/rejected answer («зачёт/незачёт»): what it is worth either way, so a
+    host's later correction (`rejudge`) knows the difference to apply."""
+
+    ref: int
+    player: int
+    verdict: str
+    plus: int  # score change if right
+    minus: int  # score loss if wrong
+    round: str  # the round's name (statistics by round)
+    kind: str
+
+    @property
+    def delta(self) -> int:
+        return self.plus if self.verdict == RIGHT else -self.minus
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ref": self.ref, "player": self.player, "verdict": self.verdict,
+                "delta": self.delta, "round": self.round, "kind": self.kind}
+
+
+Pairs = tuple[tuple[int, Any], ...]
+
+
+def put(pairs: Pairs, key: int, value: Any) -> Pairs:
+    d = dict(pairs)
+    d[key] = value
+    return tuple(sorted(d.items()))
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """Everyone answers in writing: the players, their secret bets and answers, and the
+    verdicts so far (a verdict is also the reveal of that player's answer and bet)."""
+
+    players: tuple[int, ...]
+    needs_bets: bool
+    bets: Pairs = ()
+    answers: Pairs = ()
+    verdicts: Pairs = ()
+
+    def bet(self, player: int) -> int | None:
+        return dict(self.bets).get(player)
+
+    def pending_bets(self) -> tuple[int, ...]:
+        have = dict(self.bets)
+        return tuple(p for p in self.players if p not in have)
+
+    def unjudged(self) -> tuple[int, ...]:
+        have = dict(self.verdicts)
+        return tuple(p for p in self.players if p not in have)
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """The question in play."""
+
+    kind: str
+    mode: str
+    value: int
+    theme: str
+    cell: CellId | None = None
+    question: Question | None = field(default=None, compare=False, repr=False)
+    opener: int | None = None
+    answerer: int | None = None
+    race: Race | None = None
+    auction: Auction | None = None
+    written: Written | None = None
+    factor: int = 1  # no_risk multiplier for a right answer
+    right_by: int | None = None
+    outcome: str = ""  # why it closed: answered, nobody, skipped
+
+
+@dataclass(frozen=True, slots=True)
+class FinalRound:
+    players: tuple[int, ...]
+    order: tuple[int, ...] = ()
+    removed: tuple[tuple[int, int], ...] = ()  # (theme index, by player), in order
+
+    def remaining(self, themes: int) -> tuple[int, ...]:
+        gone = {t for t, _ in self.removed}
+        return tuple(t for t in range(themes) if t not in gone)
+
+
+ShootoutItem = tuple[CellId | None, int]  # a board cell (None: the host's own question), value
+
+
+@dataclass(frozen=True, slots=True)
+class Shootout:
+    players: tuple[int, ...]
+    themes: int = 0  # themes started so far
+    items: tuple[ShootoutItem, ...] = ()
+    position: int = 0
+    theme: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    players: tuple[str, ...]
+    settings: Settings
+    board: Board
+    package: Package = field(compare=False, repr=False)
+    stage: str = Stage.ROUND
+    phase: str = Phase.PICK_CHOOSER
+    round: int = 0
+    scores: tuple[int, ...] = ()
+    chooser: int | None = None
+    candidates: tuple[int, ...] = ()  # who the host may pick (chooser, remover)
+    played: frozenset[CellId] = frozenset()
+    play: Play | None = None
+    last: Play | None = None  # the question closed last (its answer is revealed)
+    final: FinalRound | None = None
+    shootout: Shootout | None = None
+    judgements: tuple[Judgement, ...] = ()
+    false_starts: tuple[int, ...] = ()
+    reactions: tuple[tuple[int, ...], ...] = ()  # ns from lamp to winning press, per player
+    asked: int = 0  # questions asked with buttons (rotates the arbiter's tie-break)
+    winners: tuple[int, ...] = ()
+    ended_by_host: bool = False
+    prev: State | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def seats(self) -> int:
+        return len(self.players)
+
+    @property
+    def round_name(self) -> str:
+        if self.stage == Stage.FINAL and self.board.final:
+            return self.board.final.name
+        if self.stage == Stage.SHOOTOUT:
+            return "shootout"
+        if self.board.rounds:
+            return self.board.rounds[min(self.round, len(self.board.rounds) - 1)].name
+        return ""
+
+    def open_cells(self) -> list[CellId]:
+        """Cells of the current round still on the board."""
+        if self.stage != Stage.ROUND or self.round >= len(self.board.rounds):
+            return []
+        return [c.id for c in self.board.rounds[self.round].all_cells()
+                if playable(c) and c.id not in self.played]
+
+    def shootout_sources(self) -> list[tuple[int, int]]:
+        """Board themes (round, theme) with unplayed questions: shootout material."""
+        out = []
+        for r in self.board.rounds:
+            for row in r.cells:
+                if any(playable(c) and c.id not in self.played for c in row):
+                    out.append((row[0].round, row[0].theme))
+        return out

@@ -1,0 +1,258 @@
+"""What each screen may see of a TV game, its deadlines, statistics and result.
+
+Secrecy (a tested property): the board («табло») and player screens never get an answer,
+a final or stake bet or a written answer before the host reveals it (closing a question
+reveals its answer; judging a written answer reveals that player's answer and bet), and
+no question text for a cat or an auction (those are heard, not shown).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from appliance.arbiter import MS
+from appliance.packages.model import Kind, Question
+from appliance.tv.board import answer_of, cat_price_choices
+from appliance.tv.final import remover
+from appliance.tv.state import Mode, Phase, Play, Stage, State
+
+HEARD = (str(Kind.CAT), str(Kind.AUCTION))
+TEXT_PHASES = (Phase.READING, Phase.BUTTONS, Phase.ANSWERING, Phase.AFTER_WRONG,
+               Phase.WRITING)
+
+
+# ---------------------------------------------------------------------- deadlines ----
+def press_deadline(state: State) -> int | None:
+    """With a press window set: when an unanswered lit question closes by itself."""
+    play, window = state.play, state.settings.press_window_s
+    if window is None or state.phase != Phase.BUTTONS or play is None or play.race is None:
+        return None
+    race = play.race
+    if race.lamp_ns is None or race.candidates():
+        return None
+    return race.lamp_ns + int(window * 1e9)
+
+
+def next_deadline(state: State) -> int | None:
+    play = state.play
+    if play is None or play.race is None:
+        return None
+    times = [t for t in (play.race.settle_deadline(), press_deadline(state)) if t is not None]
+    return min(times) if times else None
+
+
+# -------------------------------------------------------------------------- views ----
+def view(state: State, role: str) -> dict[str, Any]:
+    if role == "hardware":
+        return _hardware(state)
+    host = role == "host"
+    seat = _seat_of(role)
+    out: dict[str, Any] = {
+        "engine": "tv",
+        "role": role,
+        "stage": state.stage,
+        "phase": state.phase,
+        "round": {"index": state.round, "name": state.round_name,
+                  "count": len(state.board.rounds)},
+        "players": [{"seat": i, "name": n, "score": state.scores[i]}
+                    for i, n in enumerate(state.players)],
+        "chooser": state.chooser,
+        "candidates": list(state.candidates),
+        "board": _board(state, host),
+        "question": _question(state, host, seat),
+        "last": _last(state.last),
+        "final": _final(state, host),
+        "shootout": _shootout(state),
+        "judgements": [j.to_json() for j in state.judgements],
+        "stats": stats(state),
+        "winners": list(state.winners),
+        "false_starts": sum(state.false_starts),
+    }
+    if host:
+        out["settings"] = state.settings.to_json()
+        out["can_undo"] = state.prev is not None
+        out["package"] = state.package.name
+    if seat is not None:
+        out["seat"] = seat
+    return out
+
+
+def _seat_of(role: str) -> int | None:
+    if role.startswith("player:"):
+        try:
+            return int(role.split(":", 1)[1])
+        except ValueError:
+            return None
+    return None
+
+
+def _hardware(state: State) -> dict[str, Any]:
+    play = state.play
+    race = play.race if play else None
+    lamp = bool(race is not None and state.phase == Phase.BUTTONS and race.armed)
+    answering = play.answerer if play is not None and state.phase == Phase.ANSWERING else None
+    return {"lamp": lamp, "answering": answering, "queue": [],
+            "false_starts": sum(state.false_starts)}
+
+
+def _board(state: State, host: bool) -> dict[str, Any] | None:
+    if state.stage != Stage.ROUND or state.round >= len(state.board.rounds):
+        return None
+    rnd = state.board.rounds[state.round]
+    themes = []
+    for ti, name in enumerate(rnd.themes):
+        cells = []
+        for c in rnd.cells[ti]:
+            cell: dict[str, Any] = {"theme": ti, "question": c.index, "value": c.value,
+                                    "played": c.id in state.played or c.kind == Kind.EMPTY}
+            if host:
+                cell["kind"] = str(c.kind)
+            cells.append(cell)
+        themes.append({"name": name, "cells": cells})
+    return {"name": rnd.name, "themes": themes}
+
+
+def _content(q: Question | None, host: bool, kind: str) -> dict[str, Any]:
+    if q is None:
+        return {"text": "", "media": []}
+    if host:
+        return {"text": q.text, "media": [i.value for i in q.content if i.is_media]}
+    text = "" if kind in HEARD else "\n".join(
+        i.value for i in q.content if i.type == "text" and not i.spoken)
+    return {"text": text, "media": [i.value for i in q.content if i.is_media]}
+
+
+def _question(state: State, host: bool, seat: int | None) -> dict[str, Any] | None:
+    play = state.play
+    if play is None:
+        return None
+    hidden_cat = play.kind == Kind.CAT and state.phase in (Phase.CAT_GIVE,)
+    priced = not (play.kind == Kind.CAT and state.phase in (Phase.CAT_GIVE, Phase.CAT_PRICE))
+    out: dict[str, Any] = {
+        "kind": play.kind, "mode": play.mode,
+        "theme": play.theme if (host or not hidden_cat) else "",
+        "value": play.value if (host or priced) else None,
+        "opener": play.opener, "answerer": play.answerer,
+        "cell": list(play.cell) if play.cell else None,
+    }
+    show = state.phase in TEXT_PHASES and (play.mode != Mode.WRITTEN
+                                           or state.phase == Phase.WRITING)
+    if host or show:
+        out.update(_content(play.question, host, play.kind))
+    if host:
+        out["answer"] = answer_of(play.question)
+        if play.kind == Kind.CAT:
+            assert play.cell is not None
+            out["cat_price"] = cat_price_choices(state.board.cell(play.cell))
+    if play.race is not None:
+        out["race"] = _race(play)
+        if (state.settings.answer_s and state.phase == Phase.ANSWERING
+                and play.race.winner_ns is not None):
+            out["answer_deadline_ns"] = play.race.winner_ns + int(state.settings.answer_s * 1e9)
+    if play.auction is not None:
+        out["auction"] = play.auction.to_json()
+    if play.written is not None:
+        out["written"] = _written(play, host, seat)
+    return out
+
+
+def _race(play: Play) -> dict[str, Any]:
+    race = play.race
+    assert race is not None
+    return {"lamp": race.armed, "lamp_ns": race.lamp_ns, "presses": race.report(),
+            "answered": sorted(race.answered), "playing": sorted(race.playing),
+            "winner": race.winner}
+
+
+def _written(play: Play, host: bool, seat: int | None) -> dict[str, Any]:
+    w = play.written
+    assert w is not None
+    bets, answers, verdicts = dict(w.bets), dict(w.answers), dict(w.verdicts)
+    rows = []
+    for p in w.players:
+        revealed = p in verdicts
+        mine = host or revealed or p == seat
+        rows.append({
+            "player": p,
+            "has_bet": p in bets, "has_answer": p in answers,
+            "bet": bets.get(p) if mine else None,
+            "answer": answers.get(p) if mine else None,
+            "verdict": verdicts.get(p),
+        })
+    return {"players": list(w.players), "needs_bets": w.needs_bets, "rows": rows}
+
+
+def _last(play: Play | None) -> dict[str, Any] | None:
+    """The question closed last, its answer revealed for everyone."""
+    if play is None:
+        return None
+    out: dict[str, Any] = {"kind": play.kind, "theme": play.theme, "value": play.value,
+                           "outcome": play.outcome, "right_by": play.right_by,
+                           "answerer": play.answerer, "opener": play.opener,
+                           "answer": answer_of(play.question)}
+    if play.race is not None:
+        out["race"] = _race(play)
+    if play.auction is not None:
+        out["auction"] = play.auction.to_json()
+    if play.written is not None:
+        out["written"] = _written(play, True, None)
+    return out
+
+
+def _final(state: State, host: bool) -> dict[str, Any] | None:
+    f, final = state.final, state.board.final
+    if f is None or final is None:
+        return None
+    removed = dict(f.removed)
+    turn = remover(f.order, len(f.removed)) if state.phase == Phase.FINAL_REMOVE else None
+    return {"name": final.name, "players": list(f.players), "order": list(f.order),
+            "turn": turn,
+            "themes": [{"index": i, "name": n, "removed_by": removed.get(i)}
+                       for i, n in enumerate(final.themes)]}
+
+
+def _shootout(state: State) -> dict[str, Any] | None:
+    so = state.shootout
+    if so is None:
+        return None
+    return {"players": list(so.players), "themes": so.themes, "theme": so.theme,
+            "question": so.position + 1 if so.items else 0, "questions": len(so.items),
+            "values": [v for _, v in so.items]}
+
+
+# ----------------------------------------------------------------- stats & summary ----
+def stats(state: State) -> list[dict[str, Any]]:
+    """Per player: right, wrong, points by round, false starts, reaction lamp → press."""
+    out = []
+    for p in range(state.seats):
+        js = [j for j in state.judgements if j.player == p]
+        by_round: dict[str, int] = {}
+        for j in js:
+            by_round[j.round] = by_round.get(j.round, 0) + j.delta
+        r = state.reactions[p]
+        out.append({
+            "player": p,
+            "right": sum(1 for j in js if j.verdict == "right"),
+            "wrong": sum(1 for j in js if j.verdict == "wrong"),
+            "points_by_round": by_round,
+            "false_starts": state.false_starts[p],
+            "presses_won": len(r),
+            "reaction_mean_ms": round(sum(r) / len(r) / MS, 1) if r else None,
+            "reaction_best_ms": round(min(r) / MS, 1) if r else None,
+        })
+    return out
+
+
+def summary(state: State) -> dict[str, Any]:
+    return {
+        "engine": "tv",
+        "over": state.stage == Stage.OVER,
+        "stage": state.stage,
+        "players": [{"seat": i, "name": n, "score": state.scores[i]}
+                    for i, n in enumerate(state.players)],
+        "scores": list(state.scores),
+        "winners": list(state.winners),
+        "ended_by_host": state.ended_by_host,
+        "shootout_themes": state.shootout.themes if state.shootout else 0,
+        "stats": stats(state),
+    }

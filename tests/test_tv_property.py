@@ -1,0 +1,85 @@
+"""Property: whatever legal commands are sent, the game never gets stuck — every state
+before the end offers a way forward (not just corrections), legal actions are never refused,
+and the event log replays to the same state."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from tvkit import MS, cat, package, q
+
+from appliance.engine import Command, Refused
+from appliance.tv import game
+
+CORRECTIONS = {"undo", "set_score", "rejudge", "set_chooser", "end_game"}
+
+
+def _package():
+    r1 = [[q(100), q(200), cat(300, low=100, high=500, step=100)],
+          [q(100, "auction"), q(200, "no_risk"), q(300)]]
+    r2 = [[q(200, "for_all"), q(400, "stake_all"), cat(600, values=[600], may_keep=True)],
+          [q(200), q(400, "auction"), cat(600, values=[200, 1000], no_question=True)]]
+    return package([r1, r2], final_themes=3)
+
+
+def _arg(data, name, spec):
+    if isinstance(spec, list):
+        return data.draw(st.sampled_from([c["value"] for c in spec]), label=name)
+    if spec.get("type") == "int":
+        low, high, step = spec["min"], spec["max"], spec.get("step", 1)
+        if name == "score":
+            low, high, step = -1000, 3000, 100
+        k = data.draw(st.integers(0, (high - low) // step), label=name)
+        return low + k * step
+    return data.draw(st.text(max_size=5), label=name)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(st.data())
+def test_no_legal_sequence_gets_stuck(data):
+    n = data.draw(st.integers(2, 4), label="players")
+    setup = {"players": [f"P{i}" for i in range(n)], "package": _package(), "preset": "club",
+             "settings": {"final_positive_only": data.draw(st.booleans(), label="positive")}}
+    state = game.initial(setup)
+    log = []
+    t = 1_000 * MS
+    for _ in range(250):
+        acts = game.legal_actions(state)
+        if state.stage == "over":
+            assert {a.type for a in acts} <= {"undo"}
+            if not acts or data.draw(st.integers(0, 3), label="undo_after_end"):
+                break
+        else:
+            forward = [a for a in acts if a.type not in CORRECTIONS]
+            assert forward, f"stuck in {state.phase}"
+        # sometimes a stray press at a random moment, sometimes the loop's timeout
+        t += data.draw(st.integers(1, 3000), label="dt_ms") * MS
+        roll = data.draw(st.integers(0, 9), label="roll")
+        if roll == 0:
+            cmd = Command("press", t, {"player": data.draw(st.integers(0, n - 1))}, "button")
+        elif roll == 1:
+            cmd = Command("timeout", t, {}, "loop")
+        else:
+            weights = [a for a in acts if a.type != "end_game"] or acts
+            if roll == 2:
+                weights = acts
+            a = data.draw(st.sampled_from(weights), label="action")
+            args = {k: _arg(data, k, spec) for k, spec in a.args.items()}
+            cmd = Command(a.type, t, args, "button" if a.type == "press" else "host")
+        try:
+            events = game.decide(state, cmd)
+        except Refused as e:
+            assert cmd.type in ("press", "timeout"), f"legal {cmd} refused: {e.message_en}"
+            continue
+        for e in events:
+            state = game.evolve(state, e)
+        log += events
+        assert len(state.scores) == n
+        game.view(state, "board")
+        game.view(state, "hardware")
+    replay = game.initial(setup)
+    for e in log:
+        replay = game.evolve(replay, e)
+    assert replay == state
+    assert game.view(replay, "host") == game.view(state, "host")
