@@ -4,7 +4,7 @@ GPIO callbacks, Socket.IO handlers and scripts never touch a state: they `submit
 (thread-safe) and get a `Future` that resolves once the command's events are committed to the
 log. The loop thread takes commands in arrival order, sleeps until the earliest deadline any
 engine asked for (settle window, false-start block, 7 s window) and then feeds that engine a
-timeout command stamped with the deadline itself. A command that arrived after a deadline is
+timeout command stamped with the deadline itself. A command that arrived at or after a deadline is
 decided after that deadline's timeout (see `Session.run`), so a press that came in after the
 settle window cannot beat the winner the window already fixed.
 

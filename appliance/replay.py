@@ -9,8 +9,8 @@ the public vocabulary (see docs/protocol.md), in the order the box received them
 
 ``t_ns`` is required (time is data: the script has its own clock); ``at_ns`` is when the box
 received the command, if later (a press is stamped at the button, delivered a little after).
-Before each command the engine gets a timeout at every deadline that fell before the
-command's arrival, exactly as the game loop does (`Session.run`). When the script ends, time
+Before each command the engine gets a timeout at every deadline due by the command's
+arrival, exactly as the game loop does (`Session.run`). When the script ends, time
 runs on until no deadline is left ("drain"), unless asked not to. ``{"type": "end_game"}``
 closes the game. Blank lines and lines starting with ``#`` are skipped.
 """
@@ -133,7 +133,7 @@ def run(lines: Iterable[str], store: Store, *, strict: bool = False, drain: bool
             continue
         last_arrival = command.arrival_ns
         if command.type == END_GAME:
-            result.events += sum(len(s.events) for s in session.due(command.arrival_ns - 1))
+            result.events += sum(len(s.events) for s in session.due(command.arrival_ns))
             try:
                 if session.finished:
                     raise Refused("Игра уже окончена.", "The game is over.", "finished")

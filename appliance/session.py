@@ -6,8 +6,8 @@ the script runner (`appliance.replay`), so a script exercises exactly what the b
     decide → normalize the events as the log will return them → fold → commit → swap state
 
 A refused command changes nothing; a failed commit leaves the state as it was. Time is data:
-`run(command)` first feeds the engine a timeout at every deadline that falls before the
-command's arrival, then the command itself, so the same timestamps always give the same log.
+`run(command)` first feeds the engine a timeout at every deadline due by the command's
+arrival, then the command itself, so the same timestamps always give the same log.
 """
 
 from __future__ import annotations
@@ -127,9 +127,10 @@ class Session:
         return steps
 
     def run(self, command: Command) -> list[Step]:
-        """The deadlines that fell before the command arrived, then the command: the last
+        """The deadlines that fell due by the command's arrival (a deadline equal to the
+        arrival comes first, as in the engines' own catch-up), then the command: the last
         step is the command's own (refused or not)."""
-        steps = self.due(command.arrival_ns - 1)
+        steps = self.due(command.arrival_ns)
         try:
             steps.append(Step(command, self.handle(command), None, self.state))
         except Refused as r:

@@ -145,9 +145,9 @@ def test_a_press_arriving_after_the_deadline_comes_after_its_timeout(loop, clock
     loop.new_game("tiny", SETUP).result(2)
     t0 = clock()
     loop.submit(Command("arm", t0, {"ms": 5})).result(2)
-    early = loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 5 * MS)).result(2)  # at the deadline
+    early = loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 5 * MS - 1)).result(2)  # just in time
     assert early.refused is None
-    late = loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 6 * MS)).result(2)  # stamped in time,
+    late = loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 5 * MS)).result(2)  # stamped in time,
     assert late.refused is not None  # but it arrived after the window closed
     state = loop.snapshot()[1]
     assert state.presses == (0,) and state.expired == 1
