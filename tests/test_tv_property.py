@@ -11,7 +11,7 @@ from tvkit import MS, cat, package, q
 from appliance.engine import Command, Refused
 from appliance.tv import game
 
-CORRECTIONS = {"undo", "set_score", "rejudge", "set_chooser", "end_game"}
+CORRECTIONS = {"undo", "set_score", "rejudge", "set_chooser", "finish"}
 
 
 def _package():
@@ -61,7 +61,7 @@ def test_no_legal_sequence_gets_stuck(data):
         elif roll == 1:
             cmd = Command("timeout", t, {}, "loop")
         else:
-            weights = [a for a in acts if a.type != "end_game"] or acts
+            weights = [a for a in acts if a.type != "finish"] or acts
             if roll == 2:
                 weights = acts
             a = data.draw(st.sampled_from(weights), label="action")

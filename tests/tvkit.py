@@ -54,6 +54,7 @@ class Driver:
         self.state = game.initial(setup)
         self.t = 1_000 * MS
         self.events: list[Event] = []
+        self.last_press = 0
 
     # -- plumbing --
     def do(self, type_: str, by: str = "host", **args: Any) -> list[Event]:
@@ -83,6 +84,7 @@ class Driver:
     def press(self, player: int, at_ms: float) -> list[Event]:
         """A press stamped `at_ms` after the current clock (negative: before it)."""
         t = self.t + int(at_ms * MS)
+        self.last_press = max(self.last_press, t)
         cmd = Command("press", t, {"player": player}, "button")
         events = game.decide(self.state, cmd)
         for e in events:
@@ -91,7 +93,8 @@ class Driver:
         return events
 
     def settle(self) -> None:
-        self.t += 50 * MS
+        """The loop's timeout after the settle window of the latest press."""
+        self.t = max(self.t, self.last_press) + 50 * MS
         cmd = Command("timeout", self.t, {}, "loop")
         events = game.decide(self.state, cmd)
         for e in events:

@@ -51,7 +51,7 @@ def legal_actions(state: State) -> list[Action]:
         others = [p for p in range(state.seats) if p != state.chooser]
         acts.append(Action("set_chooser", "Сменить выбирающего", "Change the chooser",
                            args={"player": _players(state, others)}))
-    acts.append(Action("end_game", "Закончить игру", "End the game", confirm=True))
+    acts.append(Action("finish", "Подвести итоги сейчас", "Finish play now", confirm=True))
     return acts
 
 

@@ -462,7 +462,9 @@ def _rejudge(state: State, cmd: Command) -> list[Event]:
     return [_ev("rejudged", cmd, ref=ref, verdict=verdict)]
 
 
-def _end_game(state: State, cmd: Command) -> list[Event]:
+def _finish(state: State, cmd: Command) -> list[Event]:
+    """The host stops play early (the show's time is up): the leaders win as things stand.
+    (Closing the game in the log is the loop's `end_game`.)"""
     return [_ev("game_over", cmd, winners=list(fin.leaders(state.scores)), by_host=True)]
 
 
@@ -473,7 +475,7 @@ _HANDLERS = {
     "cat_price": _cat_price, "bid": _bid, "all_in": _all_in, "pass": _pass, "bet": _bet,
     "write": _write, "pick_remover": _pick_remover, "remove_theme": _remove_theme,
     "shootout_theme": _shootout_theme, "undo": _undo, "set_score": _set_score,
-    "rejudge": _rejudge, "end_game": _end_game,
+    "rejudge": _rejudge, "finish": _finish,
 }
 
 

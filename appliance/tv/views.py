@@ -252,6 +252,7 @@ def summary(state: State) -> dict[str, Any]:
                     for i, n in enumerate(state.players)],
         "scores": list(state.scores),
         "winners": list(state.winners),
+        "places": [1 + sum(1 for o in state.scores if o > v) for v in state.scores],
         "ended_by_host": state.ended_by_host,
         "shootout_themes": state.shootout.themes if state.shootout else 0,
         "stats": stats(state),
