@@ -146,7 +146,8 @@ class Buttons:
             self._listeners.append(on_status)
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._lock = threading.Lock()
-        self._seats: dict[int, _Seat] = {i: _Seat(i, p) for i, p in enumerate(pin_map.buttons)}
+        # Wired seats by seat number; simulated sources by (seat, by).
+        self._seats: dict[Any, _Seat] = {i: _Seat(i, p) for i, p in enumerate(pin_map.buttons)}
         self.submitted = 0
         self.devices: list[PlayerButton] = []
         try:
@@ -217,10 +218,13 @@ class Buttons:
                 log.exception("gpio intake failed on %r", item)
 
     def _handle(self, seat: int, t_ns: int, pressed: bool, by: str, at_ns: int) -> None:
+        # Simulated presses keep their own per-source state: a phone's release must not free
+        # a wired button that is stuck, nor a key press bounce-mask the wired one.
+        key: Any = seat if by == "button" else (seat, by)
         with self._lock:
-            s = self._seats.get(seat)
+            s = self._seats.get(key)
             if s is None:
-                s = self._seats[seat] = _Seat(seat, None)
+                s = self._seats[key] = _Seat(seat, None)
             prev = s.last_edge
             quiet = prev is None or t_ns - prev >= self.pin_map.bounce_ns
             s.last_edge = t_ns if prev is None else max(prev, t_ns)
@@ -292,11 +296,13 @@ class Buttons:
 
     # -- queries and life cycle ----------------------------------------------------------
     def status(self) -> dict[str, Any]:
-        """Per-seat state for the host's screen: pin, pressed, stuck, counters."""
+        """Per-seat state of the wired buttons for the host's screen: pin, pressed, stuck,
+        counters."""
         with self._lock:
             seats = [{"seat": s.seat, "pin": s.pin, "pressed": s.pressed, "stuck": s.stuck,
                       "presses": s.presses, "bounces": s.bounces}
-                     for s in sorted(self._seats.values(), key=lambda s: s.seat)]
+                     for k, s in sorted(self._seats.items(), key=lambda kv: kv[1].seat)
+                     if isinstance(k, int)]
         return {"seats": seats, "stuck": [s["seat"] for s in seats if s["stuck"]]}
 
     def drain(self, timeout: float = 2.0) -> None:

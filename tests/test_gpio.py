@@ -171,6 +171,21 @@ def test_simulated_presses_take_the_same_path(hw):
         h.press(-1)
 
 
+def test_a_phone_press_does_not_free_a_stuck_wired_button():
+    factory = mock_factory()
+    pin(factory, "GPIO17").hold(False)
+    rec = Recorder()
+    h = gpio.Hardware(pinmap.default(), rec, Choice(factory, "mock"))
+    try:
+        t = h.press(0, by="phone")
+        h.buttons.drain()
+        assert h.status()["stuck"] == [0]  # still stuck: the phone's release is its own
+        assert rec.presses() == [(0, t, "phone")]
+        assert [s["seat"] for s in h.status()["seats"]] == [0, 1, 2, 3]
+    finally:
+        h.close()
+
+
 # -- stuck buttons ----------------------------------------------------------------------------
 def test_a_button_held_at_start_up_is_reported_and_ignored_until_released():
     factory = mock_factory()
