@@ -738,12 +738,12 @@ def _e_final_started(s: State, e: Event) -> State:
 def _final_order(s: State) -> State:
     f = s.final
     assert f is not None and s.board.final is not None
+    if len(f.remaining(len(s.board.final.themes))) <= 1:
+        return _final_question(replace(s, candidates=()))
     if len(f.order) < len(f.players):
         return replace(s, phase=Phase.FINAL_ORDER,
                        candidates=fin.next_removers(s.scores, f.players, f.order))
-    if len(f.remaining(len(s.board.final.themes))) > 1:
-        return replace(s, phase=Phase.FINAL_REMOVE, candidates=())
-    return _final_question(replace(s, candidates=()))
+    return replace(s, phase=Phase.FINAL_REMOVE, candidates=())
 
 
 def _final_question(s: State) -> State:
