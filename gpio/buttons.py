@@ -3,26 +3,29 @@
 Two layers, as in gpiozero:
 
 - `PlayerButton` is an input device on one pin. Its edge handler runs on lgpio's callback
-  thread and does one thing: put ``(seat, t_ns, pressed)`` on a queue. It never blocks, so a
-  slow consumer can never delay another button, and the tick is the kernel's, not the time
-  Python noticed the edge. (gpiozero keeps only a weak reference to the handler: `Buttons`
-  holds the devices.)
-- `Buttons` owns the devices and an intake thread that reads the queue in arrival order and
-  decides per seat:
+  thread with the kernel's tick (not the time Python noticed the edge). (gpiozero keeps only
+  a weak reference to the handler: `Buttons` holds the devices.)
+- `Buttons` owns the devices and decides, per seat, in the handler itself (a few comparisons
+  under a lock, nothing that waits):
 
   * **bounce**: a press edge counts only when that seat had no edge (either way) in the
     previous bounce window (default 30 ms). The first edge of a burst counts at once, with its
     own tick; the rest of the burst, and the chatter of a contact opening, are dropped. No
     gpiozero/lgpio ``bounce_time``: that would stamp a press at its *last* bounce.
   * **stuck**: a button held at start-up, or held longer than ``stuck_after_s`` (10 s), is
-    reported (`status`, ``on_status`` listeners, the log) and ignored until it is released.
-  * a counted press becomes ``engine.press(seat, t_ns, by="button", at_ns=arrival)`` handed
-    to ``submit`` (the game loop's enqueue; it returns at once). ``t_ns`` is the kernel's
-    tick; ``at_ns`` is when the edge reached Python (stamped in the handler), which the loop
-    uses to order the press against the settle deadline.
+    reported (`status`, status listeners, the log) and ignored until it is released.
+  * a counted press becomes ``engine.press(seat, t_ns, by="button", at_ns=arrival)`` and is
+    handed to ``submit``, which must only enqueue (`GameLoop.submit` puts it on the loop's
+    inbox and returns). ``t_ns`` is the kernel's tick; ``at_ns`` is when the edge reached
+    Python, which the loop uses to order the press against the settle deadline.
 
-Presses from the keyboard or a phone in simulator mode enter the same queue through
-`Buttons.press`, so they meet the same bounce and stuck rules and the same ``submit``.
+  Everything that may be slow (status listeners, the self-test's printing, the stuck timer)
+  runs on a separate watcher thread fed by a queue, so no consumer can delay a button. An
+  earlier version handed every edge to an intake thread first; on a loaded machine that hop
+  alone cost up to 5–8 ms at p99 (bench/gpio_latency.py), more than the 5 ms settle window.
+
+Presses from the keyboard or a phone in simulator mode enter the same path through
+`Buttons.press`, so they meet the same bounce rule and the same ``submit``.
 Presses from a pin not in the map cannot exist: only mapped pins get a handler, and each
 handler carries its seat.
 """
@@ -52,7 +55,7 @@ Clock = Callable[[], int]
 
 @dataclass(frozen=True, slots=True)
 class Edge:
-    """One edge as the intake saw it, with the verdict (for the self-test and the bench)."""
+    """One edge and its verdict (for the self-test and the bench)."""
 
     seat: int
     pin: str | None
@@ -144,7 +147,7 @@ class Buttons:
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
         if on_status is not None:
             self._listeners.append(on_status)
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._reports: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._lock = threading.Lock()
         # Wired seats by seat number; simulated sources by (seat, by).
         self._seats: dict[Any, _Seat] = {i: _Seat(i, p) for i, p in enumerate(pin_map.buttons)}
@@ -152,28 +155,27 @@ class Buttons:
         self.devices: list[PlayerButton] = []
         try:
             for seat, pin in enumerate(pin_map.buttons):
-                self.devices.append(PlayerButton(pin, seat, self._enqueue, pin_factory=factory))
+                self.devices.append(PlayerButton(pin, seat, self._pin_edge, pin_factory=factory))
         except BaseException:
             self.close()
             raise
-        # Held at start-up: stuck until released (before the intake thread owns the seats).
+        # Held at start-up: stuck until released.
         for dev in self.devices:
-            if dev.is_active:
+            with self._lock:
+                if not dev.is_active:
+                    continue
                 s = self._seats[dev.seat]
                 s.pressed = s.stuck = True
                 s.since = clock()
                 log.warning("button %d (%s) is held at start-up: ignored until released",
                             dev.seat + 1, s.pin)
-        self._thread = threading.Thread(target=self._run, name="gpio-intake", daemon=True)
+        self._thread = threading.Thread(target=self._watch, name="gpio-watcher", daemon=True)
         self._thread.start()
 
     # -- inputs --------------------------------------------------------------------------
-    def _enqueue(self, seat: int, t_ns: int, pressed: bool) -> None:
-        """The pin handler's whole job (lgpio's callback thread): enqueue, never block.
-
-        The arrival stamp is taken here, not when the intake gets to it: a press that reached
-        the box inside the settle window still counts if the intake thread was held up."""
-        self._queue.put((seat, t_ns, pressed, "button", self.clock()))
+    def _pin_edge(self, seat: int, t_ns: int, pressed: bool) -> None:
+        """The pin handler (lgpio's callback thread): decide, hand a press to `submit`."""
+        self._edge(seat, t_ns, pressed, "button", self.clock())
 
     def press(self, seat: int, t_ns: int | None = None, by: str = "key") -> int:
         """A simulated press (keyboard key, phone): the same path as a wired button's.
@@ -186,38 +188,15 @@ class Buttons:
             raise ValueError("seat must be 0 or more")
         now = self.clock()
         t = now if t_ns is None else t_ns
-        self._queue.put((seat, t, True, by, now))
-        self._queue.put((seat, t, False, by, now))
+        self._edge(seat, t, True, by, now)
+        self._edge(seat, t, False, by, now)
         return t
 
     def add_status_listener(self, fn: Callable[[dict[str, Any]], None]) -> None:
-        """`fn(status)` after a button becomes stuck or is released (intake thread)."""
+        """`fn(status)` after a button becomes stuck or is released (watcher thread)."""
         self._listeners.append(fn)
 
-    # -- the intake thread ---------------------------------------------------------------
-    def _run(self) -> None:
-        if any(s.stuck for s in self._seats.values()):
-            self._notify()
-        while True:
-            deadline = self._next_stuck_deadline()
-            timeout = None if deadline is None else max(0.0, (deadline - self.clock()) / 1e9)
-            try:
-                item = self._queue.get(timeout=timeout)
-            except queue.Empty:
-                item = None
-            if item is _STOP:
-                return
-            if isinstance(item, threading.Event):
-                item.set()
-                continue
-            try:
-                if item is not None:
-                    self._handle(*item)
-                self._check_stuck()
-            except Exception:  # a bug here must not stop the buttons for the rest of the game
-                log.exception("gpio intake failed on %r", item)
-
-    def _handle(self, seat: int, t_ns: int, pressed: bool, by: str, at_ns: int) -> None:
+    def _edge(self, seat: int, t_ns: int, pressed: bool, by: str, at_ns: int) -> None:
         # Simulated presses keep their own per-source state: a phone's release must not free
         # a wired button that is stuck, nor a key press bounce-mask the wired one.
         key: Any = seat if by == "button" else (seat, by)
@@ -230,11 +209,10 @@ class Buttons:
             s.last_edge = t_ns if prev is None else max(prev, t_ns)
             s.burst = 0 if quiet else s.burst + 1
             s.pressed = pressed
-            released_stuck = False
+            freed = False
             if not pressed:
                 s.since = None
-                released_stuck = s.stuck
-                s.stuck = False
+                freed, s.stuck = s.stuck, False
                 verdict = "release"
             elif s.stuck:
                 verdict = "stuck"
@@ -247,14 +225,39 @@ class Buttons:
                     s.since = t_ns
                 s.bounces += 1
                 verdict = "bounce"
-            burst = s.burst
+            edge = Edge(seat, s.pin, t_ns, pressed, by, verdict, s.burst)
         if verdict == "press":
             self._submit(engine.press(seat, t_ns, by=by, at_ns=at_ns))
-        if self.on_edge is not None:
-            self.on_edge(Edge(seat, s.pin, t_ns, pressed, by, verdict, burst))
-        if not pressed and released_stuck:
-            log.warning("button %d (%s) released: counted again", seat + 1, s.pin)
+        if self.on_edge is not None or freed or pressed:
+            self._reports.put((edge, freed))  # the watcher reports, and re-arms its timer
+
+    # -- the watcher thread --------------------------------------------------------------
+    def _watch(self) -> None:
+        if any(s.stuck for s in self._seats.values()):
             self._notify()
+        while True:
+            deadline = self._next_stuck_deadline()
+            timeout = None if deadline is None else max(0.0, (deadline - self.clock()) / 1e9)
+            try:
+                item = self._reports.get(timeout=timeout)
+            except queue.Empty:
+                item = None
+            if item is _STOP:
+                return
+            try:
+                if isinstance(item, threading.Event):
+                    item.set()
+                elif item is not None:
+                    edge, freed = item
+                    if self.on_edge is not None:
+                        self.on_edge(edge)
+                    if freed:
+                        log.warning("button %d (%s) released: counted again", edge.seat + 1,
+                                    edge.pin)
+                        self._notify()
+                self._check_stuck()
+            except Exception:  # a bug here must not stop the reports for the rest of the game
+                log.exception("gpio watcher failed on %r", item)
 
     def _submit(self, cmd: engine.Command) -> None:
         self.submitted += 1
@@ -306,15 +309,16 @@ class Buttons:
         return {"seats": seats, "stuck": [s["seat"] for s in seats if s["stuck"]]}
 
     def drain(self, timeout: float = 2.0) -> None:
-        """Wait until every edge queued so far has been handled (tests, bench, self-test)."""
+        """Wait until the watcher has reported every edge so far (tests, bench, self-test);
+        presses themselves are submitted before the edge handler returns."""
         done = threading.Event()
-        self._queue.put(done)
+        self._reports.put(done)
         if not done.wait(timeout):
-            raise TimeoutError("gpio intake did not drain")
+            raise TimeoutError("gpio watcher did not drain")
 
     def close(self) -> None:
         if getattr(self, "_thread", None) is not None and self._thread.is_alive():
-            self._queue.put(_STOP)
+            self._reports.put(_STOP)
             self._thread.join(timeout=2)
         for dev in self.devices:
             dev.close()

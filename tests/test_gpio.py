@@ -243,26 +243,34 @@ def test_a_button_held_too_long_is_reported_and_ignored_until_released():
 
 
 # -- a slow consumer --------------------------------------------------------------------------
-def test_a_blocked_submit_does_not_delay_the_pin_handlers():
+def test_a_hanging_observer_does_not_delay_the_pin_handlers():
+    """Status listeners and edge observers (the host screen, the self-test) run on the
+    watcher thread: one that hangs delays no button and no press."""
     gate = threading.Event()
-    rec = Recorder(block=gate)
-    h, _, factory = make(submit=rec)
+    entered = threading.Event()
+
+    def hang(_):
+        entered.set()
+        gate.wait(10)
+
+    rec = Recorder()
+    factory = mock_factory()
+    buttons = gpio.Buttons(pinmap.default(), rec, factory, on_edge=hang, on_status=hang)
     try:
         t = time.monotonic_ns()
         pin(factory, "GPIO17").press(t)
-        assert rec.entered.wait(2)  # the intake is now stuck inside submit
+        assert entered.wait(2)  # the watcher is now stuck inside the observer
         worst = 0
         for seat, name in enumerate(BUTTONS[1:], start=1):
             start = time.perf_counter_ns()
-            pin(factory, name).press(t + seat * MS)
+            pin(factory, name).press(t + seat * MS, bounces=2)
             worst = max(worst, time.perf_counter_ns() - start)
         assert worst < 20 * MS  # each edge handler returned at once
-        gate.set()
-        h.buttons.drain()
+        # ...and every press was already submitted, with its tick, while the observer hangs.
         assert rec.presses() == [(s, t + s * MS, "button") for s in range(4)]
     finally:
         gate.set()
-        h.close()
+        buttons.close()
 
 
 # -- outputs ----------------------------------------------------------------------------------

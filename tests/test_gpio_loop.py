@@ -136,6 +136,38 @@ def test_a_blocking_subscriber_does_not_delay_press_intake(rig):
         gate.set()
 
 
+def test_a_stalled_loop_thread_delays_no_button_and_no_verdict(rig):
+    """The loop thread hangs (a slow inline subscriber) while presses come in: the pin
+    handlers still return at once (they only enqueue on the loop's inbox), and once the loop
+    resumes the earliest tick wins, although all arrived long after the settle window."""
+    loop, hw, factory, seen = rig
+    host(loop, "announce")
+    gate = threading.Event()
+    stalled = threading.Event()
+
+    def stall(update):
+        if update.command is not None and update.command.type == "press":
+            stalled.set()
+            gate.wait(10)
+
+    loop.subscribe(stall, inline=True)
+    try:
+        t = time.monotonic_ns()
+        factory.pin("GPIO22").press(t + 2_000)  # seat 2: its commit stalls the loop
+        assert stalled.wait(2)
+        worst = 0
+        for name, dt in (("GPIO27", 3_000), ("GPIO17", 1_000)):  # seat 0 is the earliest
+            start = time.perf_counter_ns()
+            factory.pin(name).press(t + dt)
+            worst = max(worst, time.perf_counter_ns() - start)
+        assert worst < 20 * MS
+        time.sleep(2 * SETTLE_MS / 1000)  # far past the settle window
+    finally:
+        gate.set()
+    assert wait_for(lambda: not factory.pin("GPIO24").state)
+    assert hardware(loop)["answering"] == 0
+
+
 def test_a_simulated_press_wins_through_the_same_path(rig):
     loop, hw, factory, seen = rig
     host(loop, "announce")
