@@ -1,0 +1,229 @@
+"""Browser tests: Debian's Chromium driven by Playwright against a real `svoyak serve
+--simulate` on loopback. One host, one board and three simulated buttons (the test hook,
+the board's keys and the host's simulator buttons) play a sport battle to the end; the
+screens reconnect after a server restart; no page asks for anything outside the box."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from webui_kit import CHROMIUM, CHROMIUM_FLAGS, Server
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+if not os.path.exists(CHROMIUM):  # `make test` installs it (scripts/webui-deps.sh)
+    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
+
+VENDOR = Path(__file__).resolve().parent.parent / "webui" / "static" / "vendor"
+if not (VENDOR / "socket.io.min.js").exists():
+    pytest.skip("run `make vendor` first", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    s = Server(tmp_path / "data").start()
+    yield s
+    s.stop()
+
+
+def view(page: Any) -> dict[str, Any]:
+    return page.evaluate("window.lastView")
+
+
+def wait(page: Any, js: str, timeout: float = 5000) -> None:
+    """Wait until `js` (with `v` = the page's last view) is true."""
+    page.wait_for_function(f"(() => {{ const v = window.lastView; return !!v && ({js}); }})()",
+                           timeout=timeout)
+
+
+def open_host(browser: Any, server: Server, width: int = 1280, height: int = 800) -> Any:
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(server.base + "/host")
+    page.fill("#pin", server.pin)
+    page.click("button[type=submit]")
+    page.wait_for_selector("body[data-ready='1']", state="attached")
+    return page
+
+
+def open_board(browser: Any, server: Server) -> Any:
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    page.goto(server.base + "/board")
+    page.wait_for_selector("body[data-ready='1']", state="attached")
+    return page
+
+
+def sim_press(server: Server, seat: int) -> dict[str, Any]:
+    req = urllib.request.Request(server.base + "/api/sim/press", method="POST",
+                                 data=json.dumps({"player": seat}).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=5) as r:
+        return json.loads(r.read())
+
+
+def start_battle(host: Any, names: list[str], stage: str = "qualification") -> None:
+    if host.is_hidden("#new-game-dialog"):
+        host.click("#new-game")
+    host.select_option("#ng-rules", "battle")
+    host.select_option("#ng-stage", stage)
+    inputs = host.locator("#ng-players input")
+    for i in range(inputs.count()):
+        inputs.nth(i).fill(names[i] if i < len(names) else "")
+    host.click("#new-game-form button[type=submit]")
+    host.wait_for_selector("#new-game-dialog", state="hidden")
+    wait(host, f"v.view && v.view.players.map(p => p.name).join() === {json.dumps(','.join(names))}"
+               " && v.view.phase === 'ready'")
+
+
+def test_sport_battle_to_the_end(browser: Any, server: Server) -> None:
+    names = ["Анна", "Борис", "Вера"]
+    board = open_board(browser, server)
+    host = open_host(browser, server)
+    start_battle(host, names)
+    wait(board, "v.view.phase === 'ready' && v.view.players[0].name === 'Анна'")
+    assert board.locator(".board-scores .p").count() == 3
+    expected = [0, 0, 0]
+    themes = view(host)["view"]["themes"]
+    assert len(themes) == 4
+    ways = ["hook", "board-key", "host-button"]
+    for n in range(20):
+        v = view(host)["view"]
+        value = v["value"]
+        seat = n % 3
+        # Announce the value with the keyboard shortcut shown on the button.
+        assert host.locator("[data-action=announce] kbd").inner_text() == "a"
+        host.keyboard.press("a")
+        wait(board, "v.view.lamp === true")
+        assert board.locator("#board").get_attribute("data-lamp") == "on"
+        assert board.locator("#lamp-word").inner_text() in ("ЖМИТЕ!", "PRESS!")
+        assert board.locator("#value").inner_text() == str(value)
+        # A press by one of the three simulated buttons.
+        way = ways[n % 3]
+        if way == "hook":
+            assert sim_press(server, seat)["ok"]
+        elif way == "board-key":
+            board.keyboard.press(str(seat + 1))
+        else:
+            host.click(f"#sim-buttons button[data-seat='{seat}']")
+        wait(host, f"v.view.answering === {seat}")
+        wait(board, f"v.view.answering === {seat}")
+        assert board.locator("#answerer").is_visible()
+        assert board.locator("#answerer-name").inner_text() == names[seat]
+        assert board.locator("#lamp-word").inner_text() in ("Ждите", "Wait")
+        # The host, not the board, sees the answer; the short-word banner is up since the
+        # press came before "reading finished".
+        assert host.locator("#q-answer").inner_text().strip()
+        assert host.locator("#short-word").is_visible()
+        assert "q-answer" not in board.content()
+        race = host.locator("#race tr").first.inner_text()
+        assert names[seat] in race and "мс" in race
+        if n % 4 == 3:
+            # Wrong, then the next player's press from the queue... here: re-armed buttons.
+            host.keyboard.press("-")
+            expected[seat] -= value
+            wait(host, f"v.view.players[{seat}].score === {expected[seat]}")
+            other = (seat + 1) % 3
+            wait(host, "v.view.lamp === true")
+            assert sim_press(server, other)["ok"]
+            wait(host, f"v.view.answering === {other}")
+            seat = other
+        host.keyboard.press("+")
+        expected[seat] += value
+        wait(board, f"v.view.players[{seat}].score === {expected[seat]}")
+        score = board.locator(f".board-scores .p[data-seat='{seat}'] .score").inner_text()
+        assert score == str(expected[seat])
+        # Closed: the board may now show the answer (revealed by the host's judgement).
+        wait(board, "v.view.phase === 'closed' || v.view.phase === 'finished' "
+                    "|| v.view.phase === 'tie'")
+        assert host.locator("[data-action=next] kbd").inner_text() == "n"
+        host.keyboard.press("n")
+        wait(host, "v.view.phase === 'ready' || v.view.phase === 'finished'")
+    # The end: one leader wins.
+    leader = max(range(3), key=lambda p: expected[p])
+    assert sorted(expected)[-1] > sorted(expected)[-2]
+    wait(board, f"v.view.phase === 'finished' && v.view.winner === {leader}")
+    host.click("#more summary")  # rare actions are one level down
+    host.click("#rare [data-action=end_game]")
+    assert "confirming" in host.locator("#rare [data-action=end_game]").get_attribute("class")
+    host.click("#rare [data-action=end_game]")  # confirm
+    wait(board, "v.finished === true")
+    assert board.locator("#winner").is_visible()
+    assert board.locator("#winner-list .first").inner_text().startswith(f"1. {names[leader]}")
+    wait(host, "v.finished === true")
+    assert host.locator("#result").is_visible()
+
+
+def test_screens_reconnect_after_a_server_restart(browser: Any, server: Server) -> None:
+    board = open_board(browser, server)
+    host = open_host(browser, server)
+    wait(host, "v.game !== null")
+    host.keyboard.press("a")
+    wait(board, "v.view.phase === 'open'")
+    game = view(board)["game"]
+    server.stop()
+    board.wait_for_selector("#offline", state="visible", timeout=15000)
+    host.wait_for_selector("#offline", state="visible", timeout=15000)
+    server.start()
+    # Both pages come back by themselves, the host without logging in again, on the same
+    # game and question (the loop resumed it from the log).
+    board.wait_for_selector("#offline", state="hidden", timeout=20000)
+    host.wait_for_selector("#offline", state="hidden", timeout=20000)
+    wait(board, f"v.game === {game} && v.view.phase === 'open'", 10000)
+    wait(host, f"v.game === {game} && v.view.phase === 'open'", 10000)
+    assert host.url.endswith("/host")
+    # A page opened after the restart (a tablet that slept) lands on the same screen.
+    again = open_host(browser, server)
+    wait(again, f"v.game === {game} && v.view.phase === 'open'")
+
+
+def test_no_page_requests_anything_outside_the_box(browser: Any, server: Server) -> None:
+    seen: list[str] = []
+    context = browser.new_context()
+    context.on("request", lambda r: seen.append(r.url))
+    page = context.new_page()
+    page.goto(server.base + "/login?next=/admin/")
+    page.fill("#pin", server.pin)
+    page.click("button[type=submit]")
+    page.wait_for_load_state("networkidle")
+    for path in ("/", "/host", "/board", "/play"):
+        page.goto(server.base + path)
+        page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(300)
+    context.close()
+    assert len(seen) > 10
+    box = urlsplit(server.base).netloc
+    outside = [u for u in seen if not u.startswith("data:") and urlsplit(u).netloc != box]
+    assert outside == []
+
+
+def test_player_phone_takes_a_seat_and_buzzes(browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    wait(host, "v.game !== null")
+    phone = browser.new_page(viewport={"width": 390, "height": 844})
+    phone.goto(server.base + "/play")
+    phone.wait_for_selector("#seats button")
+    phone.click("#seats button[data-seat='1']")
+    wait(phone, "v.seat === 1")
+    assert phone.locator("#my-seat").inner_text() == view(host)["view"]["players"][1]["name"]
+    assert phone.locator("#buzzer").is_visible()
+    host.keyboard.press("a")
+    wait(phone, "v.view.may_press === true")
+    phone.locator("#buzzer").dispatch_event("pointerdown")
+    wait(host, "v.view.answering === 1")
+    assert "телефон" in host.locator("#race tr").first.inner_text()
+    # A phone that reloads keeps its seat.
+    phone.reload()
+    wait(phone, "v.seat === 1")
