@@ -244,16 +244,20 @@ def stats(state: State) -> list[dict[str, Any]]:
 
 
 def summary(state: State) -> dict[str, Any]:
+    """The result as plain JSON, in the shape the battle's summary uses where they overlap."""
+    over = state.stage == Stage.OVER
     return {
         "engine": "tv",
-        "over": state.stage == Stage.OVER,
-        "stage": state.stage,
-        "players": [{"seat": i, "name": n, "score": state.scores[i]}
-                    for i, n in enumerate(state.players)],
+        "players": list(state.players),
         "scores": list(state.scores),
-        "winners": list(state.winners),
         "places": [1 + sum(1 for o in state.scores if o > v) for v in state.scores],
+        "winner": state.winners[0] if over and len(state.winners) == 1 else None,
+        "winners": list(state.winners),
+        "finished": over,
+        "over": over,
+        "stage": state.stage,
         "ended_by_host": state.ended_by_host,
         "shootout_themes": state.shootout.themes if state.shootout else 0,
+        "questions": [j.to_json() for j in state.judgements],
         "stats": stats(state),
     }
