@@ -1,0 +1,1 @@
+"""Sport «Своя игра»: the battle engine («бой») of the tournament regulation."""
