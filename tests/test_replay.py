@@ -261,3 +261,21 @@ def test_replaying_a_battle_log_gives_the_state_the_loop_had(tmp_path_factory, d
         resumed.resume()
         if not lp.is_finished(g):
             assert resumed.snapshot(g)[1] == live
+
+
+def test_a_replayed_game_left_open_is_resumed_by_the_loop(tmp_path):
+    """Script and box share the log: without its end_game line the example stays running,
+    and a game loop opening the file resumes it in the state the script left."""
+    lines = [x for x in EXAMPLE.read_text().splitlines() if '"end_game"' not in x]
+    out = subprocess.run([sys.executable, "-m", "appliance.cli", "replay", "-", "--db",
+                          tmp_path / "svoyak.db"], input="\n".join(lines), cwd=ROOT,
+                         capture_output=True, text=True, timeout=60, check=True)
+    summary = last_json(out.stdout)
+    lp = GameLoop(Store(tmp_path / "svoyak.db"), FakeClock(5)).start()
+    try:
+        assert lp.current == 1
+        rules, state = lp.snapshot()
+        assert rules.summary(state) == summary
+        assert lp.end_game().result(5).refused is None
+    finally:
+        lp.stop()
