@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from tvkit import MS, Driver, package, q, simple_round
 
-from appliance.engine import Refused
+from appliance.engine import Command, Refused
 from appliance.tv import game, presets
 
 
@@ -151,6 +151,28 @@ def test_the_earliest_stamp_wins_whatever_the_arrival_order():
     assert d.state.play.answerer == 0
     hw = game.view(d.state, "hardware")
     assert hw == {"lamp": False, "answering": 0, "queue": [], "false_starts": 0}
+
+
+def test_a_press_delivered_after_the_settle_window_cannot_take_the_answer():
+    d = Driver(setup(first_chooser=0))
+    d.choose(0, 0)
+    d.do("lamp")
+    lamp = d.t
+    d.press(2, 30)
+    # stamped earlier than player 2's press, but delivered 20 ms later, after the window:
+    # the engine settles the pending window first, as the loop would have
+    cmd = Command("press", lamp + 20 * MS, {"player": 0}, "button", at_ns=lamp + 50 * MS)
+    for e in game.decide(d.state, cmd):
+        d.state = game.evolve(d.state, e)
+    assert d.state.phase == "answering" and d.state.play.answerer == 2
+    # a lone press delivered late settles by itself
+    d2 = Driver(setup(first_chooser=0))
+    d2.choose(0, 0)
+    d2.do("lamp")
+    cmd = Command("press", d2.t + 10 * MS, {"player": 1}, "button", at_ns=d2.t + 40 * MS)
+    for e in game.decide(d2.state, cmd):
+        d2.state = game.evolve(d2.state, e)
+    assert d2.state.phase == "answering" and d2.state.play.answerer == 1
 
 
 def test_wrong_answer_rearm_and_each_player_answers_once():

@@ -248,8 +248,15 @@ def _press(state: State, cmd: Command) -> list[Event]:
     play = state.play
     if play is None or play.race is None or state.phase not in QUESTION_PHASES:
         return []  # a stray press between questions: nothing to decide
-    race = arbiter.press(play.race, p, cmd.t_ns, cmd.by)
-    out = [_ev("pressed", cmd, player=p, by=cmd.by)]
+    out = []
+    race = play.race
+    due = race.settle_deadline()
+    if due is not None and cmd.arrival_ns >= due:
+        # a deadline the loop has not fed yet comes first (the loop's own ordering rule)
+        out.append(Event("settled", due, {}))
+        race = arbiter.settle(race, due)
+    race = arbiter.press(race, p, cmd.t_ns, cmd.by)
+    out.append(_ev("pressed", cmd, player=p, by=cmd.by))
     due = race.settle_deadline()
     if due is not None and cmd.arrival_ns >= due:
         out.append(Event("settled", cmd.arrival_ns, {}))
