@@ -916,3 +916,41 @@ def test_random_legal_play_is_never_refused_and_scores_are_sums_of_judged_values
     places = b.summary(state)["places"]
     assert all(1 <= p <= players for p in places) and min(places) == 1
     assert not any(isinstance(v, float) and math.isnan(v) for v in b.summary(state)["scores"])
+
+
+# -- the documented example ------------------------------------------------------------------
+def test_the_tie_break_example_script_replays_to_the_scores_worked_out_by_hand(tmp_path):
+    from pathlib import Path
+
+    from appliance import replay
+    from appliance.store import Store
+
+    script = Path(__file__).resolve().parents[1] / "docs" / "examples" / "battle-tie.jsonl"
+    with Store(tmp_path / "svoyak.db") as store:
+        result = replay.run(script.read_text(encoding="utf-8").splitlines(), store,
+                            strict=True)
+        out = result.summary
+    assert result.rejections == []
+    anya = +20 - 40 + 50 - 10  # Q2 from the queue; Q4 wrong; Q5 right after an undo; extra 10
+    boris = +10 - 20 + 40 + 10  # Q1 short word; Q2 wrong; Q4 after the re-arm; extra 10
+    assert out["scores"] == [anya, boris] == [20, 40]
+    assert out["winner"] == 1 and out["places"] == [2, 1] and out["finished"]
+    q = out["questions"]
+    values = (10, 20, 30, 40, 50)
+    assert [(x["theme"], x["value"]) for x in q] == (
+        [("Столицы", v) for v in values] + [("Реки", v) for v in values])
+    assert [x["short_word"] for x in q][:6] == [True, False, False, False, False, True]
+    assert [x["closed"] for x in q][:4] == ["right", "right", "no_press", "right"]
+    assert [[(j["player"], j["verdict"]) for j in x["judgements"]] for x in q[:6]] == [
+        [(1, "right")], [(1, "wrong"), (0, "right")], [], [(0, "wrong"), (1, "right")],
+        [(0, "right")], [(0, "wrong"), (1, "right")]]
+
+
+def test_the_protocol_page_quotes_the_example_script_as_it_is():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    page = (root / "docs" / "protocol-battle.md").read_text(encoding="utf-8")
+    quoted = page.split("```jsonl\n", 1)[1].split("```", 1)[0].splitlines()
+    script = (root / "docs" / "examples" / "battle-tie.jsonl").read_text(encoding="utf-8")
+    assert len(quoted) > 10 and script.splitlines()[:len(quoted)] == quoted
