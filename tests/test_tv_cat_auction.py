@@ -128,6 +128,24 @@ def test_opener_bids_first_and_cannot_pass():
     assert auction(d).turn == 1
 
 
+def test_auction_won_by_another_player_leaves_the_choice_with_the_opener():
+    d = auction_game([1000, 900, 800])
+    d.do("bid", player=0, amount=300)
+    d.do("bid", player=2, amount=400)
+    d.do("pass", player=1)
+    d.do("pass", player=0)
+    assert d.state.play.answerer == 2
+    d.do("judge", verdict="right")
+    assert d.scores == [1000, 900, 1200] and d.state.chooser == 0
+
+
+def test_opener_corrected_below_the_value_mid_auction_bids_it_automatically():
+    d = auction_game([1000, 900, 800])
+    d.do("set_score", player=0, score=100)
+    a = auction(d)
+    assert a.leader == 0 and a.bid == 300 and a.history[-1] == (0, "auto_bid", 300)
+
+
 def test_bids_are_multiples_of_100_and_exceed_the_last():
     d = auction_game([1000, 900, 800])
     d.do("bid", player=0, amount=300)

@@ -506,7 +506,10 @@ def _automatic(s: State, t: int) -> Event | None:
         a = play.auction
         if a.turn is None:
             return Event("auction_won", t, {"player": a.leader, "amount": a.bid})
-        if not auc.can_beat(a, a.turn, s.scores) and a.leader is not None:
+        if not auc.can_beat(a, a.turn, s.scores):
+            if a.leader is None:  # the opener's score fell below the value (a correction)
+                return Event("bid", t, {"player": a.turn, "amount": a.value, "all_in": False,
+                                        "auto": True})
             return Event("passed", t, {"player": a.turn, "auto": True})
     if s.phase == Phase.FINAL_ORDER and len(s.candidates) == 1:
         return Event("remover_ordered", t, {"player": s.candidates[0]})
@@ -691,7 +694,8 @@ def _e_cat_priced(s: State, e: Event) -> State:
 def _e_bid(s: State, e: Event) -> State:
     assert s.play is not None and s.play.auction is not None
     a = auc.apply_bid(s.play.auction, e.data["player"], int(e.data["amount"]),
-                      all_in=bool(e.data.get("all_in")), scores=s.scores)
+                      all_in=bool(e.data.get("all_in")), scores=s.scores,
+                      what="auto_bid" if e.data.get("auto") else "bid")
     return replace(s, play=replace(s.play, auction=a))
 
 
