@@ -40,6 +40,7 @@ SPORT = """\
 Ответ: Сена
 50. Река в Лондоне.
 Ответ: Темза
+Автор: Мария Сидорова
 """
 
 
@@ -63,6 +64,8 @@ def test_sport_layout_with_answers_block_and_inline_answers():
     neva = rivers.questions[1]
     assert neva.right == ["Нева", "р. Нева"]
     assert neva.comment == "не путать с Невой в Пскове."
+    assert rivers.questions[4].right == ["Темза"]
+    assert rivers.questions[4].comment == "Автор: Мария Сидорова"
 
 
 def test_rounds_final_and_values_header():

@@ -47,7 +47,7 @@ _ANSWERS = re.compile(
 _NUMBERED = re.compile(r"^(?P<num>\d{1,5})\s*[.)]\s*(?P<text>.*)$")
 _KEY = (
     r"ответ|answer|зач[её]т|accept|незач[её]т|reject|комментарий|comment"
-    r"|источники|источник|sources|source"
+    r"|источники|источник|sources|source|авторы|автор|authors|author"
 )
 _KEYWORD = re.compile(rf"^(?P<key>{_KEY})\s*:\s*(?P<rest>.*)$", re.IGNORECASE)
 _INLINE = re.compile(rf"(?:(?<=\s)|^)(?P<key>{_KEY})\s*:", re.IGNORECASE)
@@ -58,6 +58,8 @@ _FIELDS = {
     "незачёт": "reject", "незачет": "reject", "reject": "reject",
     "комментарий": "comment", "comment": "comment",
     "источник": "sources", "источники": "sources", "source": "sources", "sources": "sources",
+    # a question's author (sport packages credit each question) goes into its comment
+    "автор": "author", "авторы": "author", "author": "author", "authors": "author",
 }
 
 
@@ -253,6 +255,8 @@ class _Parser:
             self._fill(self.answer, rest)
             self.target = self.answer.answer
             return
+        if name == "author":
+            name, rest = "comment", f"{key.capitalize()}: {rest}"
         if self.answer is None:
             if self.question is not None and name == "comment":
                 # A comment right after a question, before its answer.
@@ -272,8 +276,10 @@ class _Parser:
         if head.strip():
             answer.answer.append(head.strip())
         for key, value in zip(rest[::2], rest[1::2], strict=False):
-            name = _FIELDS[key.lower()]
-            self._fill_field(getattr(answer, name), name, value.strip())
+            name, value = _FIELDS[key.lower()], value.strip()
+            if name == "author":
+                name, value = "comment", f"{key.capitalize()}: {value}"
+            self._fill_field(getattr(answer, name), name, value)
 
     @staticmethod
     def _fill_field(target: list[str], name: str, text: str) -> None:
