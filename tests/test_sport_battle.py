@@ -139,7 +139,9 @@ def _write_package(tmp_path, monkeypatch) -> None:
         Round("Бой", [theme("A"), theme("B", "Красная тема"), theme("C", price=20),
                       theme("D"), theme("E"), theme("F")]),
         Round("Дополнительные темы", [theme("X1"), theme("X2")]),
+        Round("Финал", [theme("Z")], final=True),  # not a battle's theme
     ])
+    pkg.rounds[0].themes.append(Theme("Short", pkg.rounds[0].themes[0].questions[:4]))
     (tmp_path / "test-sport.json").write_text(jsonform.dumps(pkg), encoding="utf-8")
     monkeypatch.setattr(jsonform, "DATA_DIR", tmp_path)
 
@@ -154,6 +156,17 @@ def test_package_setup_takes_themes_extra_themes_and_red_flags(tmp_path, monkeyp
     assert s.themes[0].questions[2].answer == "R-A-2"
     # values come from the position and the red flag, not from the package's prices
     assert [s.themes[1].value(n) for n in range(5)] == [20, 40, 60, 80, 100]
+
+
+def test_a_package_object_in_the_setup_plays_like_a_named_one(tmp_path, monkeypatch):
+    _write_package(tmp_path, monkeypatch)
+    named = b.initial({"players": ["a", "b"], "package": "test-sport"})
+    as_object = jsonform.to_dict(jsonform.demo("test-sport"))
+    inline = b.initial({"players": ["a", "b"], "package": json.loads(json.dumps(as_object))})
+    assert inline == named
+    with pytest.raises(Refused) as e:
+        b.initial({"players": ["a", "b"], "package": {"format": "nonsense"}})
+    assert e.value.code == "bad_setup"
 
 
 def test_package_themes_are_cut_to_the_stage(tmp_path, monkeypatch):

@@ -37,6 +37,7 @@ from typing import Any
 
 from appliance import arbiter
 from appliance.engine import Action, Command, Event, Refused
+from appliance.packages.model import Package
 
 NAME = "battle"
 
@@ -243,32 +244,46 @@ def _themes(items: Any, extra: bool) -> tuple[ThemeSpec, ...]:
     return tuple(theme_spec(t, extra) for t in items)
 
 
-def _package_themes(name: Any, stage: str, rounds: Any = None
-                    ) -> tuple[tuple[ThemeSpec, ...], tuple[ThemeSpec, ...]]:
-    """Themes from a built-in package: rounds named «Дополнительные…»/"extra…" give the extra
-    themes, the others (or only the rounds named in `rounds`) the main ones, cut to the
-    stage's count. A theme is red when its comment or name says so («красная», "red") or its
-    prices are the doubled ones."""
+def load_package(value: Any) -> Package:
+    """A built-in package by name (``"demo-sport"``) or a package object in the project's JSON
+    form (`appliance.packages.jsonform`), so a library package can travel in the setup."""
     from appliance.packages import jsonform
 
-    if not isinstance(name, str) or not name or "/" in name or "\\" in name or ".." in name:
+    if isinstance(value, Mapping):
+        try:
+            return jsonform.from_dict(dict(value))
+        except (KeyError, TypeError, ValueError) as e:
+            raise _bad_setup(f"пакет не читается ({e})", f"the package cannot be read ({e})") from e
+    if not isinstance(value, str) or not value or any(c in value for c in ("/", "\\", "..")):
         raise _bad_setup("неверное имя пакета", "bad package name")
     try:
-        package = jsonform.demo(name)
+        return jsonform.demo(value)
     except (OSError, ValueError) as e:
-        raise _bad_setup(f"пакет «{name}» не загружен ({e})",
-                         f"package {name!r} could not be loaded ({e})") from e
+        raise _bad_setup(f"пакет «{value}» не загружен ({e})",
+                         f"package {value!r} could not be loaded ({e})") from e
+
+
+def package_themes(package: Package, stage: str = "", rounds: Any = None
+                   ) -> tuple[tuple[ThemeSpec, ...], tuple[ThemeSpec, ...]]:
+    """A package's themes for a battle: (main, extra). Rounds named «Дополнительные…» or
+    "extra…" give the extra themes, the other board rounds (or only those named in `rounds`)
+    the main ones, cut to the stage's count; final rounds and themes with fewer than five
+    questions are skipped. A theme is red when its name or comment says so («красная»,
+    "red") or its prices go above 50."""
     main: list[ThemeSpec] = []
     extra: list[ThemeSpec] = []
     for rnd in package.rounds:
+        if rnd.final:
+            continue
         is_extra = any(w in rnd.name.lower() for w in ("дополнительн", "extra"))
         if not is_extra and rounds is not None and rnd.name not in rounds:
             continue
         for t in rnd.themes:
+            if len(t.questions) < QUESTIONS_PER_THEME:
+                continue
             words = f"{t.name} {t.comment}".lower()
             prices = [q.price for q in t.questions]
-            red = "красн" in words or "red" in words.split() or (
-                bool(prices) and max(prices) > VALUES[-1])
+            red = "красн" in words or "red" in words.split() or max(prices) > VALUES[-1]
             qs = tuple(
                 QuestionSpec(q.text, "; ".join(q.right) or "\n".join(
                     i.value for i in q.answer_content if i.type == "text"), q.comment)
@@ -280,8 +295,8 @@ def _package_themes(name: Any, stage: str, rounds: Any = None
 
 
 def initial(setup: Mapping[str, Any]) -> Battle:
-    """A battle from its setup: ``{"players": [names], "themes": [...] | "package": name
-    (optionally "rounds": [round names]), "extra_themes": [...],
+    """A battle from its setup: ``{"players": [names], "themes": [...] | "package": name or
+    package object (optionally "rounds": [round names]), "extra_themes": [...],
     "settings": {"window_s", "settle_ms", "bounce_ms", "stage"}}``."""
     if not isinstance(setup, Mapping):
         raise _bad_setup("ожидался словарь", "expected an object")
@@ -293,7 +308,8 @@ def initial(setup: Mapping[str, Any]) -> Battle:
                          "a battle has 2 or 3 named players")
     settings = _settings(setup.get("settings") or {})
     if setup.get("package") is not None:
-        main, extra = _package_themes(setup["package"], settings.stage, setup.get("rounds"))
+        main, extra = package_themes(load_package(setup["package"]), settings.stage,
+                                     setup.get("rounds"))
         if setup.get("extra_themes"):
             extra = _themes(setup["extra_themes"], True)
     else:
@@ -945,5 +961,5 @@ def summary(state: Battle) -> dict[str, Any]:
     }
 
 
-__all__ = ["NAME", "Battle", "decide", "evolve", "initial", "legal_actions", "next_deadline",
-           "summary", "view"]
+__all__ = ["NAME", "Battle", "decide", "evolve", "initial", "legal_actions", "load_package",
+           "next_deadline", "package_themes", "summary", "view"]
