@@ -227,3 +227,120 @@ def test_player_phone_takes_a_seat_and_buzzes(browser: Any, server: Server) -> N
     # A phone that reloads keeps its seat.
     phone.reload()
     wait(phone, "v.seat === 1")
+
+
+def click_choice(host: Any, action: str, label: str) -> None:
+    host.locator(f".action-group[data-action={action}] button", has_text=label).first.click()
+
+
+def fill_form(host: Any, action: str, values: dict[str, str]) -> None:
+    """An action with several arguments: a small form (it may sit in the rare section)."""
+    group = host.locator(f".action-group[data-action={action}]").first
+    if not group.is_visible():
+        host.click("#more summary")
+    for name, value in values.items():
+        field = group.locator(f"[name={name}]")
+        if field.evaluate("e => e.tagName") == "SELECT":
+            field.select_option(label=value)
+        else:
+            field.fill(value)
+    group.locator("button[type=submit]").click()
+
+
+def test_tv_round_with_a_false_start_a_cat_and_an_auction(browser: Any, server: Server) -> None:
+    names = ["Анна", "Борис", "Вера"]
+    board = open_board(browser, server)
+    host = open_host(browser, server)
+    host.click("#new-game")
+    host.select_option("#ng-rules", "tv")
+    assert host.is_hidden("#ng-stage-box")
+    inputs = host.locator("#ng-players input")
+    for i in range(inputs.count()):
+        inputs.nth(i).fill(names[i] if i < len(names) else "")
+    host.click("#new-game-form button[type=submit]")
+    wait(board, "v.rules === 'tv' && v.view.phase === 'pick_chooser'")
+    click_choice(host, "pick_chooser", "Анна")
+    wait(board, "v.view.phase === 'choose'")
+    # The board: six themes of five values; the host taps a cell on its own copy.
+    assert board.locator("#grid .row").count() == 6
+    assert board.locator("#grid .row").first.locator(".cell").first.inner_text() == "100"
+    rules_state = view(host)["view"]["board"]["themes"]
+    assert rules_state[1]["cells"][2]["kind"] == "cat"
+    assert rules_state[4]["cells"][3]["kind"] == "auction"
+    assert "kind" not in view(board)["view"]["board"]["themes"][1]["cells"][2]
+
+    # 1. A normal question with a false start.
+    host.click("#board-pick button[data-cell='0:0']")
+    wait(board, "v.view.phase === 'reading'")
+    q_text = view(host)["view"]["question"]["text"]
+    answer = view(host)["view"]["question"]["answer"]["right"][0]
+    assert board.locator("#qscreen .text").inner_text() == q_text.strip()
+    assert answer not in board.content()
+    board.keyboard.press("3")  # Вера presses before the lamp
+    wait(board, "v.view.false_starts === 1")
+    assert "✕" in board.locator(".board-scores .p[data-seat='2'] .marks").inner_text()
+    wait(host, "v.view.question.race.presses.length === 1")
+    assert "фальстарт" in host.locator("#race tr").first.inner_text()
+    host.keyboard.press("Space")  # the lamp
+    wait(board, "v.view.phase === 'buttons'")
+    assert board.locator("#board").get_attribute("data-lamp") == "on"
+    assert sim_press(server, 0)["ok"]
+    wait(board, "v.view.phase === 'answering'")
+    assert board.locator("#answerer-name").inner_text() == "Анна"
+    host.click("#race-toggle")  # the host shows the race on the board
+    board.wait_for_selector("#race-overlay", state="visible")
+    assert "фальстарт" in board.locator("#race").inner_text()
+    host.click("#race-toggle")
+    board.wait_for_selector("#race-overlay", state="hidden")
+    host.keyboard.press("+")
+    wait(board, "v.view.players[0].score === 100 && v.view.phase === 'choose'")
+    assert board.locator("#grid .row").first.locator(".cell").first.inner_text() == ""
+    assert answer in board.locator("#last-answer").inner_text()  # revealed once closed
+
+    # 2. A cat in the bag: given to Борис, who picks its value; no text on the board.
+    host.click("#board-pick button[data-cell='1:2']")
+    wait(board, "v.view.phase === 'cat_give'")
+    assert board.locator(".kind-banner").inner_text() == "Кот в мешке"
+    cat = view(host)["view"]["question"]
+    assert cat["text"] and cat["answer"]["right"]
+    assert view(board)["view"]["question"]["theme"] == ""
+    click_choice(host, "give", "Борис")
+    wait(board, "v.view.phase === 'cat_price'")
+    click_choice(host, "cat_price", "300")  # 100..500 by 100: one button per value
+    wait(board, "v.view.phase === 'answering'")
+    assert board.locator("#theme").inner_text() == "Шахматы"
+    assert board.locator("#value").inner_text() == "300"
+    assert board.locator("#answerer-name").inner_text() == "Борис"
+    page = board.content()
+    assert cat["text"][:25] not in page and cat["answer"]["right"][0] not in page
+    host.keyboard.press("+")
+    wait(board, "v.view.players[1].score === 300 && v.view.phase === 'choose'")
+    assert view(board)["view"]["chooser"] == 0  # the choice stays with the cat's opener
+
+    # 3. An auction, after the host corrects the scores (one level down).
+    for who, score in (("Анна", "1000"), ("Борис", "2000"), ("Вера", "1500")):
+        fill_form(host, "set_score", {"player": who, "score": score})
+        seat = names.index(who)
+        wait(board, f"v.view.players[{seat}].score === {score}")
+    host.click("#board-pick button[data-cell='4:3']")
+    wait(board, "v.view.phase === 'auction'")
+    assert board.locator(".kind-banner").inner_text() == "Аукцион"
+    lot = view(host)["view"]["question"]
+    fill_form(host, "bid", {"amount": "500"})
+    wait(board, "v.view.question.auction.bid === 500")
+    assert "500 — Анна" in board.locator(".board-auction").inner_text()
+    turn = view(board)["view"]["question"]["auction"]["turn"]
+    assert turn == 2  # the next word goes to the smaller score: Вера
+    click_choice(host, "pass", "Вера")
+    wait(board, "v.view.question.auction.turn === 1")
+    fill_form(host, "bid", {"amount": "700"})
+    wait(board, "v.view.question.auction.bid === 700 && v.view.question.auction.turn === 0")
+    click_choice(host, "pass", "Анна")
+    wait(board, "v.view.phase === 'answering'")
+    assert board.locator("#answerer-name").inner_text() == "Борис"
+    page = board.content()
+    assert lot["text"][:25] not in page and lot["answer"]["right"][0] not in page
+    host.keyboard.press("-")
+    wait(board, "v.view.players[1].score === 1300 && v.view.phase === 'choose'")
+    assert board.locator(".board-scores .p[data-seat='1'] .score").inner_text() == "1300"
+    assert view(board)["view"]["chooser"] == 0  # the opener keeps the choice

@@ -301,3 +301,67 @@ def test_recorded_frames_never_carry_an_answer_before_it_is_revealed(kit: Kit, g
     assert host.emit("command", {"type": "judge", "verdict": "right"}, callback=True)["ok"]
     v = wait_view(board, lambda v: v["view"]["phase"] == "closed")
     assert secret in json.dumps(v, ensure_ascii=False)
+
+
+def test_final_bets_and_written_answers_from_phones_stay_secret(kit: Kit) -> None:
+    """TV final: each phone bets and writes for its own seat only; the board and the other
+    phones see that a bet or answer exists, never its content, until the host judges it."""
+    kit.games.start("tv", PLAYERS, "demo:tv", {})
+    host = kit.host()
+    board, p0, p1 = kit.client("board"), kit.client("player", seat=0), kit.client("player", seat=1)
+    for seat, score in ((0, 1000), (1, 500), (2, 300)):
+        assert host.emit("command", {"type": "set_score", "player": seat, "score": score},
+                         callback=True)["ok"]
+    for _ in range(40):  # drive to the final's bets: end rounds, pick, remove themes
+        rules, state = kit.loop.snapshot()
+        if state.phase == "bets":
+            break
+        acts = {a.type: a for a in kit.loop.legal_actions()}
+        for kind in ("end_round", "pick_chooser", "pick_remover", "remove_theme"):
+            if kind in acts:
+                a = acts[kind]
+                args = {k: v[0]["value"] for k, v in a.args.items()}
+                assert host.emit("command", {"type": kind, **args}, callback=True)["ok"]
+                break
+        else:
+            raise AssertionError(f"stuck in {state.phase}: {list(acts)}")
+    assert kit.loop.snapshot()[1].phase == "bets"
+    mine = wait_view(p0, lambda v: any(a["type"] == "bet" for a in v.get("actions", [])))
+    bets = [a for a in mine["actions"] if a["type"] == "bet"]
+    assert len(bets) == 1 and bets[0]["args"]["player"] == [
+        {"value": 0, "ru": "Анна", "en": "Анна"}]
+    # A phone cannot bet for another seat: the seat is forced to its own.
+    assert p0.emit("player_command", {"type": "bet", "player": 1, "amount": 777},
+                   callback=True)["ok"]
+    _, state = kit.loop.snapshot()
+    assert dict(state.play.written.bets) == {0: 777}
+    assert p1.emit("player_command", {"type": "bet", "amount": 444}, callback=True)["ok"]
+    assert p1.emit("player_command", {"type": "write", "text": "x"},
+                   callback=True)["refused"]["code"] == "not_now"
+    host.emit("command", {"type": "bet", "player": 2, "amount": 299}, callback=True)
+    wait_view(board, lambda v: v["view"]["phase"] == "writing")
+    assert p0.emit("player_command", {"type": "write", "text": "Тайный ответ Анны"},
+                   callback=True)["ok"]
+    assert p1.emit("player_command", {"type": "press"}, callback=True)["refused"]["code"] == \
+        "not_now"  # presses never take the player_command path
+    time.sleep(0.3)
+    board_views, p1_views = views(board), views(p1)
+    host_frames = json.dumps(views(host), ensure_ascii=False)
+    assert "Тайный ответ Анны" in host_frames
+
+    def rows(vs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [r for v in vs if v.get("view") and (v["view"].get("question") or {}).get(
+            "written") for r in v["view"]["question"]["written"]["rows"]]
+
+    assert rows(board_views) and rows(p1_views)
+    for vs in (board_views, p1_views):
+        assert "Тайный ответ Анны" not in json.dumps(vs, ensure_ascii=False)
+        assert all(r["bet"] is None and r["answer"] is None for r in rows(vs) if r["player"] == 0)
+    assert any(r["bet"] == 444 for r in rows(p1_views) if r["player"] == 1)  # its own bet
+    assert all(r["bet"] is None for r in rows(board_views))
+    assert any(r["has_bet"] for r in rows(board_views) if r["player"] == 0)
+    # Judging Анна's answer reveals it (and her bet) to everyone.
+    assert host.emit("command", {"type": "judge", "player": 0, "verdict": "right"},
+                     callback=True)["ok"]
+    v = wait_view(board, lambda v: "Тайный ответ Анны" in json.dumps(v, ensure_ascii=False))
+    assert [r["bet"] for r in v["view"]["question"]["written"]["rows"] if r["player"] == 0] == [777]

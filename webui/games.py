@@ -80,7 +80,7 @@ class Games:
         if rules == "battle":
             main, extra_themes = battle_themes(package, stage)
             return {"players": players, "themes": main, "extra_themes": extra_themes, **extra}
-        return {"players": players, "package_data": package}
+        return {"players": players, "package": package}
 
     def start(self, rules: str, players: list[str], package_id: str | None,
               options: dict[str, Any] | None = None) -> int:

@@ -25,6 +25,8 @@ log = logging.getLogger("svoyak.webui")
 SUBMIT_TIMEOUT_S = 5.0
 # Host-only message names: anything else arriving from a non-host socket is refused.
 HOST_ONLY = ("command", "new_game", "ui")
+# Commands a phone may send for its own seat when the engine lists them for that seat.
+SELF_ACTIONS = ("bet", "write")
 # Cues the board turns into sounds; derived from the hardware view, so no secret can ride on them.
 LAMP_ON, PRESS, FALSE_START, TIME_UP = "lamp_on", "press", "false_start", "time_up"
 
@@ -129,8 +131,30 @@ class Hub:
         if client.role == "host":
             out["actions"] = actions  # the host may also enter a player's action for them
         elif client.role == "player" and client.seat is not None:
-            mine = ("player", f"player:{client.seat}")
-            out["actions"] = [a for a in actions if a["by"] in mine]
+            out["actions"] = self._seat_actions(client.seat, actions)
+        return out
+
+    def _seat_actions(self, seat: int, actions: list[dict[str, Any]] | None = None
+                      ) -> list[dict[str, Any]]:
+        """What a phone may send for its own seat: actions the engine gives to players
+        (not presses: those take the press path), and a secret bet or written answer the
+        engine lists for this seat (the rules let it be entered on the tablet or the phone).
+        Choices of "player" are narrowed to this seat."""
+        if actions is None:
+            actions = [a.to_json() for a in self.loop.legal_actions()]
+        out = []
+        for a in actions:
+            if a["type"] == "press":
+                continue
+            choices = a["args"].get("player")
+            for_me = isinstance(choices, list) and any(c.get("value") == seat for c in choices)
+            if a["by"] in ("player", f"player:{seat}") or (a["type"] in SELF_ACTIONS and for_me):
+                args = dict(a["args"])
+                if isinstance(choices, list):
+                    if not for_me:
+                        continue
+                    args["player"] = [c for c in choices if c.get("value") == seat]
+                out.append({**a, "args": args})
         return out
 
     def _send_full(self, sid: str) -> None:
@@ -276,10 +300,7 @@ class Hub:
                 return refusal("Неверная команда.", "Malformed command.", "malformed")
             if self.loop.current is None:
                 return refusal("Игра не начата.", "No game is running.", "no_game")
-            rules, state = self.loop.snapshot()
-            mine = ("player", f"player:{client.seat}")
-            if not any(a.type == data["type"] and a.by in mine
-                       for a in rules.legal_actions(state)):
+            if not any(a["type"] == data["type"] for a in self._seat_actions(client.seat)):
                 return refusal("Сейчас это нельзя.", "Not allowed now.", "not_now")
             args = {k: v for k, v in data.items() if k not in ("type", "t_ns", "by", "at_ns")}
             args["player"] = client.seat

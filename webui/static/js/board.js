@@ -9,7 +9,7 @@ const MAX_ROWS = 6;
 
 function render(data) {
   current = data;
-  const v = data.view || {};
+  const v = norm(data.view);
   for (const cue of data.cues || []) Sound.play(cue);
   if (data.box && data.box.sound) { Sound.volume = data.box.sound.volume; Sound.mute = data.box.sound.mute; }
 
@@ -23,7 +23,8 @@ function render(data) {
   $("board").dataset.lamp = lampOn ? "on" : "off";
   $("board").dataset.phase = v.phase || "";
 
-  const theme = v.theme && typeof v.theme === "object" ? v.theme.name : (v.theme || "");
+  const theme = v.theme && typeof v.theme === "object" ? v.theme.name
+    : (v.theme || (v.board && v.phase === "choose" ? v.board.name : "") || (v.final && v.stage === "final" ? v.final.name : ""));
   $("theme").textContent = theme;
   $("value").textContent = v.value ?? "";
 
@@ -47,23 +48,27 @@ function cellValues(v, i, t) {
 function renderGrid(v) {
   const grid = $("grid");
   grid.replaceChildren();
-  const themes = v.board || v.themes || [];
+  const themes = (v.board && v.board.themes) || (v.tv ? [] : v.themes) || [];
   if (!themes.length) return;
   const cur = v.theme && typeof v.theme === "object" ? v.theme.index : null;
+  const tvCell = v.tv && v.question && v.question.cell ? v.question.cell.slice(-2) : null;
   let start = 0;
   if (themes.length > MAX_ROWS && cur != null) start = Math.max(0, Math.min(cur - 1, themes.length - MAX_ROWS));
   const shown = themes.slice(start, start + MAX_ROWS);
   const open = ["open", "answering", "closed"].includes(v.phase);
   shown.forEach((t, k) => {
     const i = start + k;
-    const values = cellValues(v, i, t);
+    const values = t.cells ? t.cells.map((c) => c.value) : cellValues(v, i, t);
     const row = el("div", {class: "row" + (t.red ? " red" : "") + (i === cur ? " current-theme" : ""),
                            dataset: {theme: i}});
     row.style.setProperty("--cols", values.length);
     row.append(el("div", {class: "tname", text: t.name}));
     values.forEach((val, n) => {
       let played, isCur = false;
-      if (Array.isArray(t.played)) played = !!t.played[n];
+      if (t.cells) {
+        played = t.cells[n].played;
+        isCur = !!tvCell && tvCell[0] === i && tvCell[1] === n;
+      }
       else if (cur == null) played = false;
       else if (i < cur) played = true;
       else if (i > cur) played = false;
@@ -80,19 +85,68 @@ function renderGrid(v) {
 }
 
 // Question text appears only when the board view carries it (never for cat and auction);
-// a closed question shows its revealed text and answer.
+// a closed sport question shows its revealed text and answer. TV specials get a banner.
 function renderQuestion(v) {
   const box = $("qscreen");
   box.replaceChildren();
-  const q = v.question && (v.question.text || (v.question.media || []).length) ? v.question : null;
-  const shown = q || (v.phase === "closed" && v.revealed ? v.revealed : null);
+  const q = v.question || null;
+  let shown = false;
+  if (v.tv && q && !["choose", "pick_chooser"].includes(v.phase)) {
+    shown = true;
+    if (v.kind === "cat" || v.kind === "auction" || v.kind === "no_risk") {
+      const k = t("kind." + v.kind);
+      box.append(el("div", {class: "kind-banner", text: k.charAt(0).toUpperCase() + k.slice(1)}));
+      if (v.kind === "cat" && v.phase === "cat_give") box.append(el("div", {text: t("board.cat_give", {who: playerName(v, q.opener)})}));
+    }
+    if (q.auction) box.append(auctionBoard(v, q.auction));
+    if (q.written) box.append(writtenBoard(v, q.written));
+    if (v.text) box.append(el("div", {class: "text", text: v.text}));
+    for (const m of q.media || []) box.append(media(m));
+  } else if (v.tv && v.final && v.phase === "final_remove") {
+    shown = true;
+    box.append(finalBoard(v));
+  } else if (!v.tv) {
+    const r = v.phase === "closed" && v.revealed ? v.revealed : null;
+    if (r) {
+      shown = true;
+      if (r.text) box.append(el("div", {class: "text", text: r.text}));
+      if (r.answer) box.append(el("div", {class: "answer", text: r.answer}));
+    }
+  }
+  if (v.tv && v.last && v.phase === "choose" && v.last.answer) {
+    $("last-answer").textContent = t("board.last_answer") + ": " + answerOf(v.last.answer);
+  } else {
+    $("last-answer").textContent = "";
+  }
   box.hidden = !shown;
-  $("grid").hidden = !!shown;
-  if (!shown) return;
-  if (shown.text) box.append(el("div", {class: "text", text: shown.text}));
-  for (const m of shown.media || []) box.append(media(m));
-  if (shown.answer) box.append(el("div", {class: "answer", text: shown.answer}));
-  fit(box);
+  $("grid").hidden = shown;
+  if (shown) fit(box);
+}
+
+function auctionBoard(v, a) {
+  const box = el("div", {class: "board-auction"});
+  box.append(el("div", {text: t("auction.bid") + ": " + (a.bid ?? "—") + (a.leader != null ? " — " + playerName(v, a.leader) : "") + (a.all_in ? " · " + t("auction.all_in") : "")}));
+  if (a.turn != null) box.append(el("div", {class: "muted", text: t("auction.turn") + ": " + playerName(v, a.turn)}));
+  if (a.passed.length) box.append(el("div", {class: "muted", text: t("auction.passed") + ": " + a.passed.map((p) => playerName(v, p)).join(", ")}));
+  return box;
+}
+
+function writtenBoard(v, w) {
+  const table = el("table", {class: "board-written"});
+  for (const r of w.rows) {
+    const bet = w.needs_bets ? (r.bet != null ? String(r.bet) : (r.has_bet ? "✓" : "…")) : "";
+    const ans = r.answer != null ? r.answer : (r.has_answer ? "✓" : "…");
+    table.append(el("tr", {class: r.verdict || ""}, el("td", {text: playerName(v, r.player)}),
+      el("td", {text: bet}), el("td", {text: ans}), el("td", {text: r.verdict ? t("verdict." + r.verdict) : ""})));
+  }
+  return table;
+}
+
+function finalBoard(v) {
+  const list = el("ul", {class: "board-final"});
+  for (const th of v.final.themes) list.append(el("li", {class: th.removed_by != null ? "removed" : ""}, th.name));
+  if (v.final.turn != null) list.append(el("li", {class: "turn-note", text: t("board.removes", {who: playerName(v, v.final.turn)})}));
+  return list;
 }
 
 function media(m) {
@@ -157,11 +211,12 @@ function renderRace(v, data) {
 
 function renderWinner(v, data) {
   const s = data.summary;
-  const done = (data.finished || v.phase === "finished") && (s || v.players);
+  const done = (data.finished || v.phase === "finished" || v.stage === "over") && (s || v.players);
   $("winner").hidden = !done;
   if (!done) return;
-  const standings = (s && s.standings) || players(v).slice().sort((a, b) => b.score - a.score)
-    .map((p, i) => ({...p, place: p.place ?? i + 1}));
+  const ps = players(v);
+  const standings = (s && s.standings) || ps.slice().sort((a, b) => b.score - a.score)
+    .map((p) => ({...p, place: p.place ?? 1 + ps.filter((o) => o.score > p.score).length}));
   const list = $("winner-list");
   list.replaceChildren();
   for (const st of standings) {

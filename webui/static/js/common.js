@@ -75,6 +75,40 @@ function showToast(node, text) {
   node._timer = setTimeout(() => { node.hidden = true; }, 5000);
 }
 
+// Both engines' views in one shape for the screens: lamp, answering, theme, value, race,
+// kind, answer text. The sport view has these at the top; the TV view inside "question".
+function norm(v) {
+  if (!v) return {};
+  if (v.engine !== "tv") {
+    const q = v.question || {};
+    return {...v, race: v.race || [], kind: "normal", answerText: q.answer || "",
+            comment: q.comment || "", text: q.text || ""};
+  }
+  const q = v.question || null;
+  const race = q && q.race;
+  const ans = q && q.answer;
+  return {
+    ...v, tv: true,
+    theme: q ? (q.theme || "") : "",
+    value: q ? q.value : null,
+    lamp: !!(race && race.lamp && v.phase === "buttons"),
+    answering: v.phase === "answering" && q ? q.answerer : null,
+    race: race ? race.presses : [],
+    kind: q ? q.kind : null,
+    queue: [],
+    text: q ? (q.text || "") : "",
+    answerText: ans ? [(ans.right || []).join(" / "), ans.text].filter(Boolean).join(" — ") : "",
+    comment: ans ? ans.comment : "",
+    wrongAnswers: ans ? ans.wrong : [],
+  };
+}
+
+function answerOf(a) {
+  if (!a) return "";
+  if (typeof a === "string") return a;
+  return [(a.right || []).join(" / "), a.text].filter(Boolean).join(" — ");
+}
+
 function players(view) {
   return (view && (view.players || view.scores)) || [];
 }

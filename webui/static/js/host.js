@@ -28,10 +28,11 @@ function themeName(v) {
 
 function render(data) {
   state = data;
-  const v = data.view || {};
+  const v = norm(data.view);
   $("where").textContent = data.game == null ? t("host.no_game")
     : [t("rules." + data.rules), themeName(v), v.value].filter((x) => x !== "" && x != null).join(" · ");
-  $("phase").textContent = data.finished ? t("host.finished") : (S.lang === "ru" ? v.phase_ru : v.phase) || v.phase || "";
+  $("phase").textContent = data.finished ? t("host.finished")
+    : (S.lang === "ru" && v.phase_ru) || (v.phase ? t("phase." + v.phase) : "");
   const lamp = $("lamp");
   lamp.classList.toggle("on", !!v.lamp);
   lamp.textContent = v.lamp ? t("lamp.on") : t("lamp.off");
@@ -48,7 +49,8 @@ function render(data) {
   renderTimer(data);
   renderResult(data);
 
-  const {main, rare, presses} = split(data.actions);
+  const {main, rare, presses} = split((data.actions || []).filter((a) => a.type !== "choose" || !v.board));
+  renderBoardPick(v, data.actions || []);
   keymap = renderActions($("actions"), main, fire);
   Object.assign(keymap, renderActions($("rare"), rare, fire));
   $("more").hidden = rare.length === 0;
@@ -64,19 +66,81 @@ function render(data) {
   }
 }
 
+const QUESTION_PHASES = ["open", "answering", "closed", "reading", "buttons", "after_wrong",
+  "cat_give", "cat_price", "auction", "bets", "writing"];
+
 function renderQuestion(v, data) {
   const q = v.question || {};
   const card = $("question");
-  const open = ["open", "answering", "reading", "ready", "bidding", "cat", "final_answers", "judging"].includes(v.phase) || v.question;
-  card.hidden = data.game == null || !open;
+  card.hidden = data.game == null || !(QUESTION_PHASES.includes(v.phase) || v.phase === "ready");
   const head = [themeName(v), v.value].filter((x) => x !== "" && x != null).join(" — ");
-  $("q-head").textContent = (q.theme || head) + (q.kind && q.kind !== "normal" ? " · " + t("kind." + q.kind) : "");
-  $("q-text").textContent = q.text || "";
-  const answer = q.answer ?? (Array.isArray(q.right) ? q.right.join(" / ") : "");
-  $("q-answer").textContent = answer || "";
-  $("q-answer").hidden = !answer;
-  const extra = [q.comment, Array.isArray(q.wrong) && q.wrong.length ? t("host.not_accepted") + ": " + q.wrong.join(", ") : ""];
+  const kind = v.kind && v.kind !== "normal" ? " · " + t("kind." + v.kind) : "";
+  $("q-head").textContent = head + kind;
+  $("q-text").textContent = v.text || "";
+  $("q-answer").textContent = v.answerText || "";
+  $("q-answer").hidden = !v.answerText;
+  const extra = [v.comment, (v.wrongAnswers || []).length ? t("host.not_accepted") + ": " + v.wrongAnswers.join(", ") : ""];
   $("q-comment").textContent = extra.filter(Boolean).join(" · ");
+  const details = $("q-details");
+  details.replaceChildren();
+  if (q.auction) details.append(auctionView(v, q.auction));
+  if (q.written) details.append(writtenView(v, q.written, true));
+  if (v.final && v.phase === "final_remove") details.append(finalThemes(v));
+}
+
+function auctionView(v, a) {
+  const box = el("div", {class: "auction"});
+  box.append(el("div", {text: t("auction.bid") + ": " + (a.bid ?? "—") + (a.leader != null ? " · " + playerName(v, a.leader) : "") + (a.all_in ? " · " + t("auction.all_in") : "")}));
+  if (a.turn != null) box.append(el("div", {text: t("auction.turn") + ": " + playerName(v, a.turn)}));
+  if (a.passed.length) box.append(el("div", {class: "muted", text: t("auction.passed") + ": " + a.passed.map((p) => playerName(v, p)).join(", ")}));
+  return box;
+}
+
+function writtenView(v, w, host) {
+  const table = el("table", {class: "race written"});
+  for (const r of w.rows) {
+    table.append(el("tr", {class: r.verdict || ""},
+      el("td", {text: playerName(v, r.player)}),
+      el("td", {text: w.needs_bets ? (r.bet != null ? t("written.bet") + " " + r.bet : (r.has_bet ? "✓ " + t("written.bet") : "…")) : ""}),
+      el("td", {text: r.answer != null ? r.answer : (r.has_answer ? "✓ " + t("written.answer") : "…")}),
+      el("td", {text: r.verdict ? t("verdict." + r.verdict) : ""})));
+  }
+  return table;
+}
+
+function finalThemes(v) {
+  const list = el("ul", {class: "final-themes"});
+  for (const th of v.final.themes) {
+    list.append(el("li", {class: th.removed_by != null ? "removed" : ""}, th.name,
+      th.removed_by != null ? " — " + playerName(v, th.removed_by) : ""));
+  }
+  return list;
+}
+
+// The TV board to choose from: the chooser names theme and value, the host taps the cell.
+function renderBoardPick(v, actions) {
+  const box = $("board-pick");
+  const choose = actions.find((a) => a.type === "choose");
+  box.hidden = !choose || !v.board;
+  box.replaceChildren();
+  if (box.hidden) return;
+  const open = new Set(choose.args.cell.map((c) => c.value));
+  box.append(el("h3", {text: t("host.choose") + (v.chooser != null ? ": " + playerName(v, v.chooser) : "")}));
+  const grid = el("div", {class: "pick-grid"});
+  for (const th of v.board.themes) {
+    const row = el("div", {class: "pick-row"}, el("div", {class: "pick-theme", text: th.name}));
+    for (const c of th.cells) {
+      const id = `${c.theme}:${c.question}`;
+      const b = el("button", {class: "btn cell" + (c.kind && c.kind !== "normal" ? " special" : ""), type: "button",
+                              dataset: {cell: id}, title: c.kind && c.kind !== "normal" ? t("kind." + c.kind) : null},
+                   open.has(id) ? String(c.value) : "");
+      b.disabled = !open.has(id);
+      b.addEventListener("click", () => fire({type: "choose", cell: id}));
+      row.append(b);
+    }
+    grid.append(row);
+  }
+  box.append(grid);
 }
 
 function renderRace(v) {
@@ -127,7 +191,7 @@ function renderSim(v, presses, data) {
   players(v).forEach((p) => {
     const b = el("button", {class: "btn", type: "button", dataset: {seat: p.seat}, onclick: () => send(socket, "press", {player: p.seat}, toast)},
       p.name, el("kbd", {text: String(p.seat + 1)}));
-    b.disabled = !playing.includes(p.seat) && !v.lamp;
+    b.classList.toggle("primary", playing.includes(p.seat));  // a press before the lamp is a false start: never disabled
     box.append(b);
   });
 }
@@ -135,7 +199,8 @@ function renderSim(v, presses, data) {
 // ---- keyboard shortcuts for a laptop host -------------------------------------------------
 document.addEventListener("keydown", (e) => {
   if (e.target.closest("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
-  const b = keymap[e.key === "=" ? "+" : e.key.toLowerCase()];
+  const k = e.key === " " ? "space" : e.key === "=" ? "+" : e.key.toLowerCase();
+  const b = keymap[k];
   if (b) { e.preventDefault(); b.click(); return; }
   if (S.box.simulate && /^[1-9]$/.test(e.key)) {
     e.preventDefault();
