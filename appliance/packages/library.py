@@ -33,16 +33,13 @@ from appliance.packages.archive import Limits, PackageError
 from appliance.packages.loaded import Loaded
 from appliance.packages.media import MediaStore, is_hash
 from appliance.packages.model import Kind, Package
+from appliance.store import BUSY_TIMEOUT_MS, DB_NAME, data_dir  # one file for the whole box
 
-DB_NAME = "svoyak.db"  # shared with the event store (appliance.store)
-DATA_ENV = "SVOYAK_DATA"
 MEDIA_DIR = "media"
-BUSY_TIMEOUT_MS = 5000
 
 
-def data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """The box's data directory: `explicit`, else $SVOYAK_DATA, else ./data."""
-    return Path(explicit or os.environ.get(DATA_ENV) or "data")
+_INFO_COLUMNS = ("id, name, author, format, source, imported, rounds, themes, questions, "
+                 "media_count, media_bytes, warnings")
 
 
 class LibraryError(Exception):
@@ -216,17 +213,19 @@ class Library:
             return []
         with self._connect(write=False) as conn:
             conn.row_factory = sqlite3.Row
-            rows = conn.execute(
-                "SELECT id, name, author, format, source, imported, rounds, themes, questions,"
-                " media_count, media_bytes, warnings FROM packages ORDER BY id"
-            ).fetchall()
+            rows = conn.execute(f"SELECT {_INFO_COLUMNS} FROM packages ORDER BY id").fetchall()
         return [PackageInfo(**dict(r)) for r in rows]
 
     def info(self, package_id: int) -> PackageInfo:
-        for p in self.list():
-            if p.id == package_id:
-                return p
-        raise LibraryError(f"no package {package_id} in the library")
+        row = None
+        if self._exists():
+            with self._connect(write=False) as conn:
+                conn.row_factory = sqlite3.Row
+                row = conn.execute(f"SELECT {_INFO_COLUMNS} FROM packages WHERE id = ?",
+                                   (package_id,)).fetchone()
+        if row is None:
+            raise LibraryError(f"no package {package_id} in the library")
+        return PackageInfo(**dict(row))
 
     def get(self, package_id: int) -> Package:
         """The package as imported; media item values are content hashes."""
