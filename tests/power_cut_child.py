@@ -1,6 +1,10 @@
 """Child process of the power-cut test: feeds commands to the game loop as fast as it can and
-prints ``ack N K`` after command N (K events) is committed, until it is killed."""
+appends ``ack N K`` to the ack file after command N (K events) is committed, until it is
+killed. The parent forks it from a forkserver with these modules already imported, so a
+kill costs no interpreter start-up; ``python tests/power_cut_child.py DB ACKS`` runs it by
+hand."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -14,20 +18,21 @@ from appliance.loop import GameLoop  # noqa: E402
 from appliance.store import Store  # noqa: E402
 
 
-def main(path: str) -> None:
+def run(path: str, acks: str) -> None:
+    out = os.open(acks, os.O_WRONLY | os.O_CREAT | os.O_APPEND)  # unbuffered: one write a line
     engines.register("tiny", tiny_engine)
     loop = GameLoop(Store(path)).start()
     if loop.current is None:
         loop.new_game("tiny", {"players": ["A", "B"]}).result()
     n = loop.snapshot()[1].last_burst
-    print(f"ready {n}", flush=True)
+    os.write(out, f"ready {n}\n".encode())
     while True:
         n += 1
         k = 1 + n % 7
-        out = loop.submit(Command("burst", 0, {"k": k, "n": n})).result()
-        assert out.refused is None, out.refused
-        print(f"ack {n} {k}", flush=True)
+        result = loop.submit(Command("burst", 0, {"k": k, "n": n})).result()
+        assert result.refused is None, result.refused
+        os.write(out, f"ack {n} {k}\n".encode())
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    run(sys.argv[1], sys.argv[2])
