@@ -42,6 +42,18 @@ class Phase:
     OVER = "over"
 
 
+# Transient phases: they exist only between the events of one decision (`game.decide`
+# appends the automatic event that moves on).
+DONE = "done"  # the question is over: close it
+ROUND_OVER = "round_over"  # start the next round or the final
+STAGE_OVER = "stage_over"  # after the final or a shootout theme: tie check
+
+QUESTION_PHASES = frozenset({
+    Phase.READING, Phase.BUTTONS, Phase.ANSWERING, Phase.AFTER_WRONG, Phase.CAT_GIVE,
+    Phase.CAT_PRICE, Phase.AUCTION, Phase.BETS, Phase.WRITING,
+})
+
+
 class Mode:
     BUTTONS = "buttons"  # normal question: the lamp and the race
     SINGLE = "single"  # one player must answer: cat, auction, no_risk
