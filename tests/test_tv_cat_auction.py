@@ -82,6 +82,15 @@ def test_cat_min_or_max_of_the_round():
     assert d.scores == [0, 0, -100]
 
 
+def test_cat_with_a_public_price_shows_its_value_before_it_is_given():
+    row = [cat(300, values=[400])]
+    row[0].cat.public_price = True
+    d = Driver(setup(row=row))
+    d.choose(0, 0)
+    board = game.view(d.state, "board")["question"]
+    assert board["value"] == 400 and board["theme"] == ""
+
+
 def test_cat_with_no_question_just_gives_the_value():
     d = Driver(setup(row=[cat(300, values=[300], no_question=True)]))
     d.choose(0, 0)

@@ -139,6 +139,10 @@ def _question(state: State, host: bool, seat: int | None) -> dict[str, Any] | No
                                            or state.phase == Phase.WRITING)
     if host or show:
         out.update(_content(play.question, host, play.kind))
+    cat = play.question.cat if play.question is not None else None
+    if cat and cat.public_price and state.phase == Phase.CAT_GIVE and play.cell is not None:
+        price = cat_price_choices(state.board.cell(play.cell))  # announced before it is given
+        out["value"] = price if isinstance(price, int) else None
     if host:
         out["answer"] = answer_of(play.question)
         if play.kind == Kind.CAT:
