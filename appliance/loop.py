@@ -77,6 +77,7 @@ class GameLoop:
         self._sessions: dict[int, Session] = {}
         self._current: int | None = None
         self._inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._gate = threading.Lock()  # held while a command is stamped and queued
         self._outbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._inline: list[Subscriber] = []
         self._others: list[Subscriber] = []
@@ -153,7 +154,6 @@ class GameLoop:
                game: int | None = None) -> Future[Outcome]:
         """Queue a command for `game` (default: the current game). A command with ``t_ns``
         0 is stamped now; every command gets its arrival time ``at_ns`` if it has none."""
-        now = self.clock()
         if not isinstance(command, Command):
             try:
                 command = Command.from_json(command)
@@ -161,10 +161,12 @@ class GameLoop:
                 fut: Future[Outcome] = Future()
                 fut.set_result(Outcome([], r))
                 return fut
-        if command.t_ns == 0 or command.at_ns is None:
-            command = Command(command.type, command.t_ns or now, command.args, command.by,
-                              now if command.at_ns is None else command.at_ns)
-        return self._enqueue(("cmd", command, game))
+        with self._gate:  # stamp and queue as one step: see `_run`
+            now = self.clock()
+            if command.t_ns == 0 or command.at_ns is None:
+                command = Command(command.type, command.t_ns or now, command.args, command.by,
+                                  now if command.at_ns is None else command.at_ns)
+            return self._enqueue(("cmd", command, game))
 
     def end_game(self, game: int | None = None) -> Future[Outcome]:
         return self.submit(Command(END_GAME), game)
@@ -236,7 +238,16 @@ class GameLoop:
                     fut = item[-1]
                     if not fut.done():
                         fut.set_exception(e)
-            self._timeouts()
+            # A deadline may fire only once every command that arrived before it has been
+            # decided: a press stamped inside the settle window but still queued behind a
+            # slow commit must not lose to the window's timeout. Commands are stamped and
+            # queued under the same lock, so an empty inbox here means every later command
+            # is stamped after `now`.
+            with self._gate:
+                if not self._inbox.empty():
+                    continue
+                now = self.clock()
+            self._timeouts(now)
 
     def _wait_s(self) -> float | None:
         deadlines = [d - s.offset_ns for s in self._sessions.values()
@@ -245,8 +256,7 @@ class GameLoop:
             return None
         return max(0.0, (min(deadlines) - self.clock()) / 1e9)
 
-    def _timeouts(self) -> None:
-        now = self.clock()
+    def _timeouts(self, now: int) -> None:
         for session in list(self._sessions.values()):
             if not session.finished:
                 try:
