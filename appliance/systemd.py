@@ -1,7 +1,8 @@
 """systemd's service notification protocol (sd_notify), without a dependency.
 
 The unit (provisioning/roles/app) is Type=notify with WatchdogSec: the server says
-READY=1 once it listens, then WATCHDOG=1 at least every WatchdogSec/2 while it is healthy.
+READY=1 once it listens (gunicorn's master does it by itself when NOTIFY_SOCKET is set),
+then WATCHDOG=1 at least every WatchdogSec/2 while it is healthy.
 If the pings stop (a hung game loop, a deadlock), systemd kills the server and starts it
 again. Outside systemd (a laptop, the tests) NOTIFY_SOCKET is unset and all this is a no-op.
 """
@@ -34,16 +35,22 @@ def ready(status: str = "") -> bool:
     return notify("READY=1" + (f"\nSTATUS={status}" if status else ""))
 
 
-def watchdog_interval(env: Mapping[str, str] | None = None, pid: int | None = None) -> float | None:
+def watchdog_interval(env: Mapping[str, str] | None = None,
+                      pids: tuple[int, ...] | None = None) -> float | None:
     """Seconds between pings (half the unit's WatchdogSec), or None if no watchdog is
-    asked of this process."""
+    asked of this process.
+
+    systemd names the unit's main process in WATCHDOG_PID. `svoyak serve` runs gunicorn,
+    whose master is that process and whose one worker runs the game loop, so the worker
+    (its child) feeds the watchdog too; the unit has NotifyAccess=all for that."""
     env = os.environ if env is None else env
     try:
         usec = int(env.get("WATCHDOG_USEC", ""))
     except ValueError:
         return None
     wpid = env.get("WATCHDOG_PID")
-    if usec <= 0 or (wpid and wpid != str(os.getpid() if pid is None else pid)):
+    ours = (os.getpid(), os.getppid()) if pids is None else pids
+    if usec <= 0 or (wpid and wpid not in {str(p) for p in ours}):
         return None
     return usec / 2e6
 

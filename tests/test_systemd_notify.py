@@ -45,7 +45,12 @@ def test_watchdog_interval():
     pid = str(os.getpid())
     assert systemd.watchdog_interval({"WATCHDOG_USEC": "30000000"}) == 15.0
     assert systemd.watchdog_interval({"WATCHDOG_USEC": "30000000", "WATCHDOG_PID": pid}) == 15.0
-    assert systemd.watchdog_interval({"WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "1"}) is None
+    assert systemd.watchdog_interval({"WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "1"},
+                                     pids=(os.getpid(),)) is None
+    # A pre-fork server's worker: the unit's main process is its parent.
+    parent = {"WATCHDOG_USEC": "30000000", "WATCHDOG_PID": str(os.getppid())}
+    assert systemd.watchdog_interval(parent) == 15.0
+    assert systemd.watchdog_interval({**parent, "WATCHDOG_PID": "999999999"}) is None
     assert systemd.watchdog_interval({}) is None
     assert systemd.watchdog_interval({"WATCHDOG_USEC": "0"}) is None
     assert systemd.watchdog_interval({"WATCHDOG_USEC": "x"}) is None

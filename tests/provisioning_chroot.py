@@ -1,0 +1,131 @@
+"""A minimal Debian chroot for the provisioning test, cached between runs.
+
+The pristine debootstrap tree is kept in a cache directory (SVOYAK_TEST_CACHE, else
+/var/cache/svoyak-test when writable, else build/test-cache) and copied for each run, so a
+run always applies site.yml to a fresh system while paying for debootstrap only once. The
+downloaded .deb files and pip's cache are kept there too and bind-mounted into the chroot.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITE = "bookworm"
+# What site.yml needs to run at all: Python for Ansible's modules, systemd for the units.
+INCLUDE = "python3,python3-apt,systemd,systemd-sysv,ca-certificates,gpg"
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("SVOYAK_TEST_CACHE")
+    if env:
+        path = Path(env)
+    elif os.access("/var/cache", os.W_OK):
+        path = Path("/var/cache/svoyak-test")
+    else:
+        path = ROOT / "build" / "test-cache"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def debian_mirror() -> str:
+    """The Debian mirror this machine's apt already uses (never a hard-coded host)."""
+    if os.environ.get("SVOYAK_DEBIAN_MIRROR"):
+        return os.environ["SVOYAK_DEBIAN_MIRROR"]
+    sources = [Path("/etc/apt/sources.list"), *sorted(Path("/etc/apt/sources.list.d").glob("*"))]
+    for path in sources:
+        if not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        if path.suffix == ".sources":
+            for stanza in re.split(r"\n\s*\n", text):
+                fields = dict(re.findall(r"^(\w[\w-]*):\s*(.*)$", stanza, re.M))
+                uris, suites = fields.get("URIs", "").split(), fields.get("Suites", "").split()
+                if "deb" in fields.get("Types", "").split() and _plain_suite(suites):
+                    for uri in uris:
+                        if uri.rstrip("/").endswith("/debian"):
+                            return uri
+        else:
+            for line in text.splitlines():
+                m = re.match(r"^\s*deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+(\S+)", line)
+                if m and m.group(1).rstrip("/").endswith("/debian") and _plain_suite([m[2]]):
+                    return m.group(1)
+    raise RuntimeError(
+        "no Debian mirror in /etc/apt/sources.list*; set SVOYAK_DEBIAN_MIRROR to one"
+    )
+
+
+def _plain_suite(suites: list[str]) -> bool:
+    return any(re.fullmatch(r"[a-z]+", s) and s != "experimental" for s in suites)
+
+
+def host_arch() -> str:
+    return subprocess.run(
+        ["dpkg", "--print-architecture"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def base_tree(log=print) -> Path:
+    """The pristine debootstrap tree, made on the first call and reused afterwards."""
+    cache = cache_dir()
+    base = cache / f"{SUITE}-{host_arch()}-base"
+    if (base / ".complete").exists():
+        return base
+    tmp = cache / f"{base.name}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    log(f"debootstrap {SUITE} into {tmp} (first run only)")
+    subprocess.run(
+        ["debootstrap", "--variant=minbase", f"--arch={host_arch()}", f"--include={INCLUDE}",
+         SUITE, str(tmp), debian_mirror()],
+        check=True, stdout=subprocess.DEVNULL,
+    )
+    # Package scripts must never start services in the build tree (as in image-build).
+    policy = tmp / "usr/sbin/policy-rc.d"
+    policy.write_text("#!/bin/sh\nexit 101\n")
+    policy.chmod(0o755)
+    # pip inside the chroot must trust what this machine trusts (a proxy's CA, say).
+    shutil.copy2("/etc/ssl/certs/ca-certificates.crt", tmp / "etc/ssl/host-ca.crt")
+    for f in ("var/cache/apt/archives", "root/.cache/pip"):
+        (tmp / f).mkdir(parents=True, exist_ok=True)
+    (tmp / ".complete").touch()
+    tmp.rename(base)
+    return base
+
+
+def fresh_copy(dest: Path) -> Path:
+    """A fresh copy of the base tree at dest (replacing what was there)."""
+    base = base_tree()
+    if dest.exists():
+        subprocess.run(["rm", "-rf", "--one-file-system", str(dest)], check=True)
+    subprocess.run(["cp", "-a", str(base), str(dest)], check=True)
+    return dest
+
+
+def mount_script(tree: Path) -> str:
+    """Shell lines that mount what a chroot run needs; run inside `unshare --mount`, so the
+    mounts vanish with the process even if the test is killed."""
+    cache = cache_dir()
+    apt, pip = cache / "apt-archives", cache / "pip"
+    apt.mkdir(exist_ok=True)
+    pip.mkdir(exist_ok=True)
+    return "\n".join([
+        "set -e",
+        f"mount -t proc proc '{tree}/proc'",
+        f"mount --bind /dev '{tree}/dev'",
+        f"mount --bind /sys '{tree}/sys'",
+        f"mount --bind '{apt}' '{tree}/var/cache/apt/archives'",
+        f"mount --bind '{pip}' '{tree}/root/.cache/pip'",
+        f"cp /etc/resolv.conf '{tree}/etc/resolv.conf'",
+    ])
+
+
+def run_in_namespace(tree: Path, command: str, **kwargs) -> subprocess.CompletedProcess:
+    """Run a shell command with the chroot's mounts in a private mount namespace."""
+    script = mount_script(tree) + "\n" + command
+    return subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "bash", "-c", script], **kwargs
+    )

@@ -1,0 +1,327 @@
+"""provisioning/: lint, syntax, shell scripts, the box identity tool, and a real run of
+site.yml through the chroot connection on a fresh Debian bookworm tree (applied twice:
+the second run must change nothing), then an inspection of the provisioned tree.
+
+Needs root, debootstrap, unshare, shellcheck and the dev extra's Ansible (`make test`
+installs them). The debootstrap tree, .deb files and pip's cache are kept between runs
+(tests/provisioning_chroot.py); a cold run takes several minutes, a warm one a few."""
+
+from __future__ import annotations
+
+import configparser
+import importlib.util
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import provisioning_chroot as chroot  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+PROV = ROOT / "provisioning"
+VENV_BIN = Path(sys.executable).parent
+SCRIPTS = [ROOT / "image-build/build.sh", ROOT / "image-build/lib.sh",
+           ROOT / "image-build/files/svoyak-grow-data", ROOT / "scripts/test-deps.sh"]
+PATH = f"{VENV_BIN}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+BOX_SETUP = PROV / "roles/hotspot/files/svoyak_box_setup.py"
+
+
+def need(*tools: str) -> None:
+    missing = [t for t in tools if not shutil.which(t, path=PATH)]
+    if missing:
+        pytest.fail(f"missing {', '.join(missing)}: run scripts/test-deps.sh and "
+                    "`pip install -e '.[dev]'` (make test does both)")
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """A minimal environment: the build host's PIP_*, proxies etc. must not leak into the
+    chroot (the chroot connection passes the controller's environment on)."""
+    return {"PATH": PATH, "HOME": os.environ.get("HOME", "/root"), "LANG": "C.UTF-8",
+            "ANSIBLE_NOCOLOR": "1", "ANSIBLE_LOCAL_TEMP": "/tmp/.ansible-svoyak", **extra}
+
+
+# --- static checks -------------------------------------------------------------------
+
+
+def test_ansible_lint_production_profile():
+    need("ansible-lint")
+    r = subprocess.run(["ansible-lint", "--profile", "production", "--nocolor"], cwd=PROV,
+                       capture_output=True, text=True, env=clean_env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Profile 'production'" in r.stdout + r.stderr
+
+
+def test_playbook_syntax():
+    need("ansible-playbook")
+    r = subprocess.run(["ansible-playbook", "--syntax-check", "-i", "localhost,", "site.yml"],
+                       cwd=PROV, capture_output=True, text=True, env=clean_env())
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_shellcheck_scripts():
+    need("shellcheck")
+    r = subprocess.run(["shellcheck", "-x", *map(str, SCRIPTS)], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+# --- the box identity tool (runs at every boot on the box) -----------------------------
+
+
+@pytest.fixture()
+def box_setup():
+    spec = importlib.util.spec_from_file_location("svoyak_box_setup", BOX_SETUP)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+KEYFILE = """[connection]
+id=svoyak-hotspot
+type=wifi
+[wifi]
+mode=ap
+ssid=Svoyak-0000
+[wifi-security]
+key-mgmt=wpa-psk
+psk=set-at-first-boot
+"""
+
+
+def test_box_identity_is_made_once_and_kept(box_setup, tmp_path, capsys):
+    key = tmp_path / "hotspot.nmconnection"
+    key.write_text(KEYFILE)
+    key.chmod(0o600)
+    args = ["--data", str(tmp_path / "data"), "--keyfile", str(key), "--user", "nobody-here"]
+    assert box_setup.main(args) == 0
+    box = json.loads((tmp_path / "data/box.json").read_text())
+    ssid, psk, pin = box["wifi"]["ssid"], box["wifi"]["password"], box["host_pin"]
+    assert re.fullmatch(r"Svoyak-[A-Z2-9]{4}", ssid)
+    assert re.fullmatch(r"[a-z2-9]{10}", psk) and not set(psk) & set("01ilo")
+    assert re.fullmatch(r"\d{4}", pin)
+    text = key.read_text()
+    assert f"ssid={ssid}\n" in text and f"psk={psk}\n" in text and "mode=ap" in text
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "data/box.json").stat().st_mode) == 0o640
+    settings_path = tmp_path / "data/settings.json"
+    settings = json.loads(settings_path.read_text())
+    assert stat.S_IMODE(settings_path.stat().st_mode) == 0o600
+    assert settings["wifi"] == box["wifi"] and settings["pin"] == pin
+    assert settings["host_url"] == "http://10.42.0.1/host"
+    # The next boot: same identity, nothing rewritten.
+    mtime = key.stat().st_mtime_ns
+    assert box_setup.main(args) == 0
+    assert json.loads((tmp_path / "data/box.json").read_text()) == box
+    assert key.stat().st_mtime_ns == mtime
+    # A PIN changed on the admin page survives; the Wi-Fi is the box's.
+    settings["pin"] = "9876"
+    settings["wifi"]["ssid"] = "edited"
+    settings_path.write_text(json.dumps(settings))
+    assert box_setup.main(args) == 0
+    settings = json.loads(settings_path.read_text())
+    assert settings["pin"] == "9876" and settings["wifi"]["ssid"] == ssid
+    # Changing the Wi-Fi by hand.
+    assert box_setup.main([*args, "--ssid", "Club quiz", "--psk", "long enough pw"]) == 0
+    assert "ssid=Club quiz\n" in key.read_text() and "psk=long enough pw\n" in key.read_text()
+    assert box_setup.main([*args, "--psk", "short"]) == 2
+    assert "8 to 63" in capsys.readouterr().err
+    assert "psk=long enough pw\n" in key.read_text()
+
+
+# --- the real run ----------------------------------------------------------------------
+
+
+RECAP = re.compile(r"ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)")
+
+
+def play(tree: Path, wheel: Path) -> str:
+    extra = {
+        "svoyak_on_pi": False,            # no Raspberry Pi packages or firmware here...
+        "svoyak_firmware_config": True,   # ...but the firmware file edits, on stand-ins
+        "svoyak_wheel": str(wheel),
+        "svoyak_data_device": "LABEL=svoyak-data",
+        "svoyak_pip_env": {"PIP_CERT": "/etc/ssl/host-ca.crt"},
+    }
+    env = " ".join(f"{k}='{v}'" for k, v in clean_env().items())
+    cmd = (f"cd '{PROV}' && env -i {env} ansible-playbook -i '{tree},' "
+           f"-c community.general.chroot site.yml -e '{json.dumps(extra)}'")
+    r = chroot.run_in_namespace(tree, cmd, capture_output=True, text=True)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-6000:]
+    return out
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    if os.geteuid() != 0:
+        pytest.fail("the chroot run needs root (CI runs as root)")
+    need("debootstrap", "unshare", "chroot", "ansible-playbook", "systemctl")
+    dist = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist),
+                    str(ROOT)], check=True, capture_output=True)
+    wheel = next(dist.glob("svoyak-*.whl"))
+    root = chroot.fresh_copy(chroot.cache_dir() / "run")
+    firmware = root / "boot/firmware"
+    firmware.mkdir(parents=True)
+    (firmware / "config.txt").write_text("[all]\narm_64bit=1\n")
+    (firmware / "cmdline.txt").write_text(
+        "console=serial0,115200 console=tty1 root=PARTUUID=0a1b2c3d-02 rootfstype=ext4 "
+        "fsck.repair=yes rootwait cfg80211.ieee80211_regdom=GB\n")
+    first = play(root, wheel)
+    second = play(root, wheel)
+    return root, first, second
+
+
+def recap(out: str) -> tuple[int, ...]:
+    found = RECAP.findall(out)
+    assert len(found) == 1, out[-3000:]
+    return tuple(map(int, found[0]))
+
+
+def test_first_run_changes_and_second_run_changes_nothing(tree):
+    _, first, second = tree
+    assert recap(first)[1] > 20
+    ok, changed, unreachable, failed = recap(second)
+    assert (changed, unreachable, failed) == (0, 0, 0), second[-6000:]
+
+
+def in_root(root: Path, *cmd: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["chroot", str(root), *cmd], capture_output=True, text=True,
+                          env=clean_env())
+
+
+def test_units_are_enabled_and_the_box_boots_to_the_kiosk(tree):
+    root, _, _ = tree
+    units = ["svoyak.service", "svoyak-kiosk.service", "svoyak-box-setup.service",
+             "NetworkManager.service", "avahi-daemon.service"]
+    r = subprocess.run(["systemctl", f"--root={root}", "is-enabled", *units],
+                       capture_output=True, text=True)
+    assert r.stdout.split() == ["enabled"] * len(units), r.stdout + r.stderr
+    r = subprocess.run(["systemctl", f"--root={root}", "get-default"], capture_output=True,
+                       text=True)
+    assert r.stdout.strip() == "graphical.target"
+
+
+def unit(root: Path, name: str) -> configparser.ConfigParser:
+    cp = configparser.ConfigParser(strict=False, interpolation=None)
+    cp.optionxform = str
+    cp.read_string((root / "etc/systemd/system" / name).read_text())
+    return cp
+
+
+def test_service_runs_svoyak_serve_as_its_own_user_with_a_watchdog(tree):
+    root, _, _ = tree
+    svc = unit(root, "svoyak.service")["Service"]
+    assert svc["ExecStart"].split() == [
+        "/opt/svoyak/venv/bin/svoyak", "serve", "--data", "/var/lib/svoyak",
+        "--host", "0.0.0.0", "--port", "80"]
+    assert (root / "opt/svoyak/venv/bin/svoyak").exists()
+    assert svc["User"] == "svoyak" and svc["Type"] == "notify"
+    assert svc["NotifyAccess"] == "all"  # gunicorn's worker feeds the watchdog
+    assert svc["Restart"] == "on-failure" and int(svc["WatchdogSec"]) > 0
+    assert svc["AmbientCapabilities"] == "CAP_NET_BIND_SERVICE"
+    passwd = (root / "etc/passwd").read_text()
+    assert re.search(r"^svoyak:x:\d+:\d+:.*:/usr/sbin/nologin$", passwd, re.M)
+    group = (root / "etc/group").read_text()
+    assert re.search(r"^gpio:x:\d+:.*\bsvoyak\b", group, re.M)
+    data = (root / "var/lib/svoyak").stat()
+    assert stat.S_IMODE(data.st_mode) == 0o750
+    assert re.search(r"^LABEL=svoyak-data\s+/var/lib/svoyak\s+ext4\s+\S*nofail",
+                     (root / "etc/fstab").read_text(), re.M)
+
+
+def test_svoyak_help_runs_in_the_virtualenv(tree):
+    root, _, _ = tree
+    r = chroot.run_in_namespace(root, f"chroot '{root}' /opt/svoyak/venv/bin/svoyak --help",
+                                capture_output=True, text=True, env=clean_env())
+    assert r.returncode == 0, r.stderr
+    assert "usage: svoyak" in r.stdout and "serve" in r.stdout
+
+
+def test_hotspot_keyfile_parses_and_is_private(tree):
+    root, _, _ = tree
+    path = root / "etc/NetworkManager/system-connections/svoyak-hotspot.nmconnection"
+    st = path.stat()
+    assert stat.S_IMODE(st.st_mode) == 0o600 and st.st_uid == 0
+    key = configparser.ConfigParser(interpolation=None)
+    key.read_string(path.read_text())
+    assert key["connection"]["type"] == "wifi"
+    assert key["wifi"]["mode"] == "ap" and key["wifi"]["band"] == "bg"
+    assert key["wifi"]["channel"] == "6"
+    assert key["wifi-security"]["key-mgmt"] == "wpa-psk" and key["wifi-security"]["proto"] == "rsn"
+    assert key["ipv4"]["method"] == "shared" and key["ipv4"]["address1"] == "10.42.0.1/24"
+    # NetworkManager's own keyfile parser (nmcli --offline reads a keyfile on stdin).
+    r = subprocess.run(["chroot", str(root), "nmcli", "--offline", "connection", "modify",
+                        "connection.id", "svoyak-hotspot"], input=path.read_text(),
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "mode=ap" in r.stdout and "ssid=Svoyak-" in r.stdout
+
+
+def test_first_boot_identity_inside_the_tree(tree):
+    root, _, _ = tree
+    r = in_root(root, "/usr/local/sbin/svoyak-box-setup", "--data", "/var/lib/svoyak")
+    assert r.returncode == 0, r.stderr
+    box = json.loads((root / "var/lib/svoyak/box.json").read_text())
+    text = (root / "etc/NetworkManager/system-connections/svoyak-hotspot.nmconnection").read_text()
+    assert f"ssid={box['wifi']['ssid']}\n" in text
+    assert f"psk={box['wifi']['password']}\n" in text
+    settings = root / "var/lib/svoyak/settings.json"
+    uid = int(re.search(r"^svoyak:x:(\d+):", (root / "etc/passwd").read_text(), re.M)[1])
+    assert settings.stat().st_uid == uid and stat.S_IMODE(settings.stat().st_mode) == 0o600
+
+
+def test_dns_answers_every_name_with_the_box(tree):
+    root, _, _ = tree
+    conf = (root / "etc/NetworkManager/dnsmasq-shared.d/svoyak-captive.conf").read_text()
+    assert re.search(r"^address=/#/10\.42\.0\.1$", conf, re.M)
+    assert (root / "usr/sbin/NetworkManager").exists() and (root / "usr/bin/nmcli").exists()
+
+
+def test_kiosk_shows_the_board(tree):
+    root, _, _ = tree
+    svc = unit(root, "svoyak-kiosk.service")
+    assert svc["Service"]["ExecStart"].startswith("/usr/bin/cage ")
+    assert svc["Service"]["Restart"] == "always" and svc["Service"]["User"] == "svoyak-kiosk"
+    assert svc["Service"]["PAMName"] == "svoyak-kiosk"
+    assert (root / "etc/pam.d/svoyak-kiosk").exists()
+    assert (root / "usr/bin/cage").exists() and (root / "usr/bin/chromium").exists()
+    launcher = root / "usr/local/bin/svoyak-kiosk-browser"
+    text = launcher.read_text()
+    assert "url='http://localhost/board'" in text
+    for flag in ("--kiosk", "--noerrdialogs", "--disable-session-crashed-bubble"):
+        assert flag in text
+    r = subprocess.run(["shellcheck", str(launcher)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout
+
+
+def test_base_settings(tree):
+    root, _, _ = tree
+    assert (root / "etc/hostname").read_text() == "svoyak\n"
+    assert os.readlink(root / "etc/localtime") == "/usr/share/zoneinfo/Europe/Moscow"
+    assert "LANG=ru_RU.UTF-8" in (root / "etc/default/locale").read_text()
+    assert "Storage=volatile" in (root / "etc/systemd/journald.conf.d/svoyak.conf").read_text()
+    assert "RuntimeWatchdogSec=15" in (
+        root / "etc/systemd/system.conf.d/svoyak-watchdog.conf").read_text()
+    assert re.search(r"^host-name=svoyak$", (root / "etc/avahi/avahi-daemon.conf").read_text(),
+                     re.M)
+
+
+def test_firmware_files_edited_once(tree):
+    root, _, _ = tree
+    config = (root / "boot/firmware/config.txt").read_text()
+    assert config.count("dtparam=watchdog=on") == 1
+    cmdline = (root / "boot/firmware/cmdline.txt").read_text()
+    assert cmdline.count("\n") == 1, "cmdline.txt must stay one line"
+    params = cmdline.split()
+    assert params.count("cfg80211.ieee80211_regdom=RU") == 1
+    assert not any(p.startswith("cfg80211.ieee80211_regdom=GB") for p in params)
+    assert params.count("video=HDMI-A-1:1920x1080@60D") == 1
+    assert params[:3] == ["console=serial0,115200", "console=tty1", "root=PARTUUID=0a1b2c3d-02"]
