@@ -365,3 +365,30 @@ def test_final_bets_and_written_answers_from_phones_stay_secret(kit: Kit) -> Non
                      callback=True)["ok"]
     v = wait_view(board, lambda v: "Тайный ответ Анны" in json.dumps(v, ensure_ascii=False))
     assert [r["bet"] for r in v["view"]["question"]["written"]["rows"] if r["player"] == 0] == [777]
+
+
+def test_a_state_replaced_within_the_settle_window_is_held_but_never_lost(
+        kit: Kit, game: int) -> None:
+    """A press waiting out the settle window is not fanned out (the answerer follows in a
+    few ms); if no newer state came, a timer sends the held one with its cues."""
+    from appliance.engine import Event
+    from appliance.loop import Update
+
+    board = kit.client("board")
+    views(board)
+    rules, state = kit.loop.snapshot()
+
+    class Soon:
+        """The sport engine, with a deadline 5 ms ahead that will bring nothing."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(rules, name)
+
+        def next_deadline(self, _state: Any) -> int:
+            return kit.loop.now() + 5_000_000
+
+    kit.hub._on_update(Update(game, Soon(), state, [Event("probe", 0)]))
+    assert views(board) == []
+    time.sleep(0.3)
+    got = views(board)
+    assert len(got) == 1 and got[0]["game"] == game

@@ -78,6 +78,8 @@ def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
     hub = Hub(socketio, services.loop, simulate=services.simulate,
               settings=services.settings, start_game=start_game)
     app.extensions["svoyak_hub"] = hub
+    if services.library is not None:
+        hub.media_type = services.library.media_type
 
     from webui import admin, pages
 

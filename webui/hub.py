@@ -27,6 +27,9 @@ SUBMIT_TIMEOUT_S = 5.0
 HOST_ONLY = ("command", "new_game", "ui")
 # Commands a phone may send for its own seat when the engine lists them for that seat.
 SELF_ACTIONS = ("bet", "write")
+# A state due to be replaced within this long is held back (see `_on_update`).
+COALESCE_NS = 15_000_000
+FALLBACK_S = 0.05
 # Cues the board turns into sounds; derived from the hardware view, so no secret can ride on them.
 LAMP_ON, PRESS, FALSE_START, TIME_UP = "lamp_on", "press", "false_start", "time_up"
 
@@ -86,10 +89,15 @@ class Hub:
         self.ui = UiState()
         self._lock = threading.Lock()
         self._hw: dict[str, Any] | None = None
+        self._seq = 0
+        self._held_cues: list[str] = []
+        self._held_events: list[dict[str, Any]] = []
         # Set by the composition root when buttons are wired: simulated presses then take
         # the GPIO adapter's path (bounce window included), and the host sees stuck buttons.
         self.press_fn: Callable[[int, str], Any] | None = None
         self.hardware_status: Callable[[], dict[str, Any]] | None = None
+        # The package library's content types, so a screen knows image from audio or video.
+        self.media_type: Callable[[str], str | None] | None = None
         self._register()
         loop.subscribe(self._on_update)
 
@@ -118,6 +126,10 @@ class Hub:
         out["view"] = rules.view(state, client.view_role)
         if finished:
             out["summary"] = rules.summary(state)
+        question = out["view"].get("question")
+        if self.media_type is not None and isinstance(question, dict) and question.get("media"):
+            out["media_types"] = {h: self.media_type(h) for h in question["media"]
+                                  if isinstance(h, str)}
         deadline = None if finished else rules.next_deadline(state)
         now = self.loop.now(game)
         out["deadline_ms"] = None if deadline is None else max((deadline - now) // 1_000_000, 0)
@@ -190,7 +202,34 @@ class Hub:
         cues = self._cues(hw, [e.type for e in update.events])
         if LAMP_ON in cues:
             self.ui.race_shown = False
-        self.broadcast(cues, [e.to_json() for e in update.events], (rules, state), update.game)
+        with self._lock:
+            self._seq += 1
+            seq = self._seq
+            cues = self._held_cues + cues
+            events = self._held_events + [e.to_json() for e in update.events]
+            self._held_cues, self._held_events = [], []
+            # A state the engine will replace within a few ms (a press waiting out the settle
+            # window) is not fanned out: sending it would only delay the answerer's name.
+            # A timer sends it anyway should the deadline bring no new state.
+            due = None if update.finished else rules.next_deadline(state)
+            left = None if due is None else due - self.loop.now(update.game)
+            if update.events and left is not None and 0 <= left <= COALESCE_NS:
+                self._held_cues, self._held_events = cues, events
+                timer = threading.Timer(left / 1e9 + FALLBACK_S, self._flush,
+                                        (seq, update.game))
+                timer.daemon = True
+                timer.start()
+                return
+        self.broadcast(cues, events, (rules, state), update.game)
+
+    def _flush(self, seq: int, game: int) -> None:
+        """The held state, if nothing newer was sent since."""
+        with self._lock:
+            if seq != self._seq or game != self.loop.current:
+                return
+            cues, events = self._held_cues, self._held_events
+            self._held_cues, self._held_events = [], []
+        self.broadcast(cues, events)
 
     def _cues(self, hw: Mapping[str, Any], event_types: list[str]) -> list[str]:
         prev = self._hw or {}

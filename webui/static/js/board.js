@@ -101,7 +101,7 @@ function renderQuestion(v) {
     if (q.auction) box.append(auctionBoard(v, q.auction));
     if (q.written) box.append(writtenBoard(v, q.written));
     if (v.text) box.append(el("div", {class: "text", text: v.text}));
-    for (const m of q.media || []) box.append(media(m));
+    for (const m of q.media || []) box.append(media(m, (current.media_types || {})[m]));
   } else if (v.tv && v.final && v.phase === "final_remove") {
     shown = true;
     box.append(finalBoard(v));
@@ -149,11 +149,13 @@ function finalBoard(v) {
   return list;
 }
 
-function media(m) {
-  const src = "/media/" + encodeURIComponent(m.ref || m.value || m);
-  const type = m.type || "image";
-  if (type === "audio") return el("audio", {src, autoplay: true});
+// Package media from the box's store; the content type says which element plays it.
+function media(hash, mime) {
+  const src = "/media/" + encodeURIComponent(hash);
+  const type = (mime || "image/").split("/")[0];
+  if (type === "audio") return el("audio", {src, autoplay: true, controls: true});
   if (type === "video") return el("video", {src, autoplay: true});
+  if (mime === "text/html") return el("iframe", {src, sandbox: "", class: "html-media"});
   return el("img", {src, alt: ""});
 }
 

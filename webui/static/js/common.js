@@ -184,7 +184,8 @@ function renderActions(container, actions, fire) {
         for (const c of spec) input.append(el("option", {value: JSON.stringify(c.value), text: choiceLabel(c)}));
       } else if (spec.type === "int") {
         input = el("input", {name, type: "number", inputmode: "numeric", min: spec.min, max: spec.max,
-                             step: spec.step || 1, value: spec.default ?? spec.min ?? 0});
+                             step: spec.step || 1,
+                             value: spec.default ?? ((spec.min ?? 0) <= 0 && (spec.max ?? 0) >= 0 ? 0 : spec.min)});
       } else {
         input = el("input", {name, type: "text", autocomplete: "off"});
       }

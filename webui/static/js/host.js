@@ -10,11 +10,15 @@ const socket = connect({role: "host"}, render);
 
 function fire(cmd) { return send(socket, "command", cmd, toast); }
 
+// Corrections and rare moves go one level down and ask for confirmation.
+const RARE = ["undo", "set_score", "rejudge", "set_chooser", "reopen", "end_round", "skip",
+  "finish", "end_game"];
+
 function split(actions) {
   const main = [], rare = [], presses = [];
   for (const a of actions || []) {
     if (a.by !== "host" && a.type === "press") presses.push(a);
-    else if (a.confirm) rare.push(a);
+    else if (a.confirm || RARE.includes(a.type)) rare.push({...a, confirm: true});
     else main.push(a);
   }
   return {main, rare, presses};
