@@ -187,6 +187,12 @@ def test_wrong_answer_rearm_and_each_player_answers_once():
     assert d.state.phase == "buttons"
     assert [a["value"] for a in d.actions()["press"].args["player"]] == [0, 2]
     d.buzz(2, "wrong")
+    race = game.view(d.state, "host")["question"]["race"]
+    assert len(race["lamps"]) == 2
+    wins = [(p["player"], p["ms_after_lamp"], p["lamp"]) for p in race["presses"]
+            if p["status"] == "winner"]
+    # each from its own lamp (the settle after the ignored press moved the clock 60 ms)
+    assert wins == [(1, 100.0, 1), (2, 160.0, 2)]
     d.buzz(0, "wrong")  # nobody is left: the question closes by itself
     assert d.state.phase == "choose" and d.scores == [-300, -300, -300]
     assert d.state.last.outcome == "wrong"

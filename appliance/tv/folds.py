@@ -84,7 +84,8 @@ def _e_chosen(s: State, e: Event) -> State:
 def _e_lamp(s: State, e: Event) -> State:
     assert s.play is not None and s.play.race is not None
     race = arbiter.rearm(s.play.race, e.t_ns)
-    return replace(s, play=replace(s.play, race=race), phase=Phase.BUTTONS)
+    return replace(s, play=replace(s.play, race=race, lamps=s.play.lamps + (e.t_ns,)),
+                   phase=Phase.BUTTONS)
 
 
 def _e_pressed(s: State, e: Event) -> State:

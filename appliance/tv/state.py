@@ -131,6 +131,7 @@ class Play:
     written: Written | None = None
     factor: int = 1  # no_risk multiplier for a right answer
     right_by: int | None = None
+    lamps: tuple[int, ...] = ()  # every lamp of this question (the first, then re-arms)
     outcome: str = ""  # why it closed: answered, nobody, skipped
 
 

@@ -163,9 +163,15 @@ def _question(state: State, host: bool, seat: int | None) -> dict[str, Any] | No
 def _race(play: Play) -> dict[str, Any]:
     race = play.race
     assert race is not None
-    return {"lamp": race.armed, "lamp_ns": race.lamp_ns, "presses": race.report(),
-            "answered": sorted(race.answered), "playing": sorted(race.playing),
-            "winner": race.winner}
+    presses = race.report()
+    for p in presses:  # measured from the lamp in force at the press (re-arms included)
+        lit = [t for t in play.lamps if t <= p["t_ns"]]
+        base = lit[-1] if lit else (play.lamps[0] if play.lamps else None)
+        p["ms_after_lamp"] = None if base is None else (p["t_ns"] - base) / MS
+        p["lamp"] = len(lit)  # 0: before the first lamp; 2: after the first re-arm
+    return {"lamp": race.armed, "lamp_ns": race.lamp_ns, "lamps": list(play.lamps),
+            "presses": presses, "answered": sorted(race.answered),
+            "playing": sorted(race.playing), "winner": race.winner}
 
 
 def _written(play: Play, host: bool, seat: int | None) -> dict[str, Any]:
