@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -231,3 +232,41 @@ def test_protocol_export(kit: Kit) -> None:
     assert r.status_code == 200
     assert [e["type"] for e in r.get_json()["events"]][-1] == "announced"
     assert kit.app.test_client().get(f"/admin/export/{game}.json").status_code == 302
+
+
+# --- the composition root ----------------------------------------------------------------------
+
+def test_serve_wires_loop_buttons_and_web_ui(tmp_path: Path) -> None:
+    """`svoyak serve`'s build: the demo battle starts, simulated presses take the GPIO
+    adapter's path, the admin page lists the seats' buttons, the game survives a restart."""
+    from webui.cli import build
+
+    box = build(tmp_path, simulate=True, pins=None, demo=True)
+    try:
+        assert box.hardware is not None and box.hardware.simulated
+        game = box.loop.current
+        assert game is not None and box.loop.snapshot()[0].NAME == "battle"
+        fc = box.app.test_client()
+        fc.post("/login", data={"pin": box.services.settings.pin})
+        host = box.socketio.test_client(box.app, flask_test_client=fc, auth={"role": "host"})
+        assert host.emit("command", {"type": "announce"}, callback=True)["ok"]
+        board = box.socketio.test_client(box.app, auth={"role": "board"})
+        res = board.emit("press", {"player": 2}, callback=True)
+        assert res["ok"] and "t_ns" in res  # went through gpio's Buttons.press
+        deadline = time.monotonic() + 3
+        while box.loop.snapshot()[1].phase != "answering" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert box.loop.snapshot()[1].phase == "answering"
+        rules, state = box.loop.snapshot()
+        assert [(r["player"], r["by"]) for r in rules.view(state, "host")["race"]] == [
+            (2, "key")]
+        page = fc.get("/admin/").get_data(as_text=True)
+        assert 'id="seat-pins"' in page
+    finally:
+        box.close()
+    again = build(tmp_path, simulate=True, pins=None, demo=True)
+    try:
+        assert again.loop.current == game  # resumed from the log, no second demo game
+        assert again.loop.snapshot()[1].phase == "answering"
+    finally:
+        again.close()

@@ -30,10 +30,20 @@ def _require_host() -> Any:
     return None
 
 
+def _hardware() -> dict[str, Any] | None:
+    hw = services().extras.get("hardware")
+    if hw is None:
+        return None
+    try:
+        return dict(hw.status())
+    except Exception:  # the admin page must open even if the buttons misbehave
+        return None
+
+
 @bp.get("/")
 def page() -> str:
     return render("admin.html", pin=services().settings.pin, packages=services().list_packages(),
-                  games=_games())
+                  games=_games(), hardware=_hardware())
 
 
 @bp.post("/settings")
@@ -72,7 +82,8 @@ def change_pin() -> Any:
 
 def _back(key: str, status: int = 200) -> Any:
     return render("admin.html", pin=services().settings.pin, message=i18n.translate(key, lang()),
-                  packages=services().list_packages(), games=_games()), status
+                  packages=services().list_packages(), games=_games(),
+                  hardware=_hardware()), status
 
 
 # --- package library ------------------------------------------------------------------------

@@ -8,6 +8,8 @@ import argparse
 import atexit
 import logging
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +30,24 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=serve)
 
 
-def build(data: Path, *, simulate: bool, pins: str | None, demo: bool) -> tuple[Any, Any]:
-    """Everything but the HTTP server: returns (wsgi app, close function). Runs in the
-    server's worker process."""
+@dataclass
+class Box:
+    """Everything `svoyak serve` wires together (tests use it too)."""
+
+    app: Any
+    socketio: Any
+    hub: Any
+    loop: Any
+    store: Any
+    services: Any
+    games: Any
+    hardware: Any
+    close: Callable[[], None]
+
+
+def build(data: Path, *, simulate: bool, pins: str | None, demo: bool) -> Box:
+    """Store, loop, buttons and web UI over one data directory. Runs in the server's worker
+    process (after the fork), so every thread lives beside the game loop."""
     from appliance.loop import GameLoop
     from appliance.store import Store, db_path
     from webui.app import Services, create_app
@@ -56,11 +73,12 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool) -> tuple[
         services.extras["hardware"] = hardware
     except Exception:
         logging.getLogger("svoyak").exception("buttons unavailable; screens only")
-    app, _socketio, hub = create_app(services)
+    app, socketio, hub = create_app(services)
     if hardware is not None:
-        hub.press_fn = lambda seat, by: hardware.press(seat, None, by)
-        hub.hardware_status = hardware.status
-        hardware.add_status_listener(lambda _status: hub.broadcast())
+        hw = hardware
+        hub.press_fn = lambda seat, by: hw.press(seat, None, by)
+        hub.hardware_status = hw.status
+        hw.add_status_listener(lambda _status: hub.broadcast())
     if demo and loop.current is None:
         try:
             games.start("battle", ["Анна", "Борис", "Вера"], "demo:battle")
@@ -73,7 +91,7 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool) -> tuple[
         loop.stop()
         store.close()
 
-    return app, close
+    return Box(app, socketio, hub, loop, store, services, games, hardware, close)
 
 
 def _library(data: Path) -> Any:
@@ -125,10 +143,10 @@ def serve(args: argparse.Namespace) -> int:
     closers: list[Any] = []
 
     def factory() -> Any:
-        app, close = build(data, simulate=args.simulate, pins=args.pins, demo=not args.no_demo)
-        closers.append(close)
-        atexit.register(close)
-        return app
+        box = build(data, simulate=args.simulate, pins=args.pins, demo=not args.no_demo)
+        closers.append(box.close)
+        atexit.register(box.close)
+        return box.app
 
     def on_exit() -> None:
         while closers:
