@@ -292,6 +292,8 @@ def test_tv_round_with_a_false_start_a_cat_and_an_auction(browser: Any, server: 
     assert "фальстарт" in board.locator("#race").inner_text()
     host.click("#race-toggle")
     board.wait_for_selector("#race-overlay", state="hidden")
+    # The board played its sounds (Web Audio, generated in the page) for each cue.
+    assert board.evaluate("window.soundLog") == ["false_start", "lamp_on", "press"]
     host.keyboard.press("+")
     wait(board, "v.view.players[0].score === 100 && v.view.phase === 'choose'")
     assert board.locator("#grid .row").first.locator(".cell").first.inner_text() == ""

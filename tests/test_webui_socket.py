@@ -392,3 +392,21 @@ def test_a_state_replaced_within_the_settle_window_is_held_but_never_lost(
     time.sleep(0.3)
     got = views(board)
     assert len(got) == 1 and got[0]["game"] == game
+
+
+def test_sound_cues_lamp_press_and_time_up(kit: Kit, game: int) -> None:
+    host, board = kit.host(), kit.client("board")
+    views(board)
+    host.emit("command", {"type": "announce"}, callback=True)
+    assert "lamp_on" in wait_view(board, lambda v: bool(v.get("cues")))["cues"]
+    board.emit("press", {"player": 0}, callback=True)
+    assert "press" in wait_view(board, lambda v: v["view"]["answering"] == 0)["cues"]
+    host.emit("command", {"type": "judge", "verdict": "right"}, callback=True)
+    host.emit("command", {"type": "next"}, callback=True)
+    host.emit("command", {"type": "announce"}, callback=True)
+    host.emit("command", {"type": "reading_done"}, callback=True)  # the 7 s window starts
+    v = wait_view(board, lambda v: v["view"]["reading_done"] and v["view"]["lamp"])
+    assert 6_000 < v["timers"]["window"]["ms"] <= 7_000  # the countdown bar's length
+    # Nobody presses: the loop's timeout closes the question: "time up".
+    v = wait_view(board, lambda v: "time_up" in (v.get("cues") or []), timeout=10)
+    assert v["view"]["phase"] == "closed"

@@ -199,7 +199,8 @@ class Hub:
         except Exception:  # an engine without a hardware view still updates the screens
             log.exception("hardware view failed")
             hw = {}
-        cues = self._cues(hw, [e.type for e in update.events])
+        command = getattr(update, "command", None)
+        cues = self._cues(hw, command.type if command is not None else "")
         if LAMP_ON in cues:
             self.ui.race_shown = False
         with self._lock:
@@ -231,7 +232,10 @@ class Hub:
             self._held_cues, self._held_events = [], []
         self.broadcast(cues, events)
 
-    def _cues(self, hw: Mapping[str, Any], event_types: list[str]) -> list[str]:
+    def _cues(self, hw: Mapping[str, Any], command_type: str) -> list[str]:
+        """Sound cues from the hardware view's changes (no secret can ride on them): the
+        lamp lit, someone won the press, a false start; time up when a deadline (a
+        timeout, not the host) put the lamp out with nobody answering."""
         prev = self._hw or {}
         self._hw = dict(hw)
         cues = []
@@ -241,7 +245,8 @@ class Hub:
             cues.append(PRESS)
         if int(hw.get("false_starts") or 0) > int(prev.get("false_starts") or 0):
             cues.append(FALSE_START)
-        if any("timeout" in t or "time_up" in t or "expired" in t for t in event_types):
+        if (command_type == "timeout" and prev.get("lamp") and not hw.get("lamp")
+                and hw.get("answering") is None):
             cues.append(TIME_UP)
         return cues
 
