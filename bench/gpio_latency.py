@@ -1,8 +1,8 @@
 """Buttons under an edge storm: winning edge -> lamp/LED switched, presses lost, CPU.
 
 Four mock buttons (gpio.TickPin: edges with exact ticks, delivered the way lgpio does, one
-pin's burst at a time, pins out of tick order) feed the real gpio intake, the real game loop
-(SQLite log with synchronous=FULL) and the sport battle engine (3 players: seat 4's presses
+pin's burst at a time, pins out of tick order) feed the real gpio edge handlers, the real game
+loop (SQLite log with synchronous=FULL) and the sport battle engine (3 players: seat 4's presses
 are refused by the engine, as a button outside the game would be). Every race:
 
 1. the host announces the value (the lamp lights);

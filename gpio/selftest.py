@@ -33,7 +33,7 @@ def pin_table(pin_map: PinMap) -> str:
 
 
 class Reporter:
-    """Turns the intake's edges into the lines a technician reads."""
+    """Turns the buttons' edges into the lines a technician reads."""
 
     def __init__(self, pin_map: PinMap, out: TextIO) -> None:
         self.pin_map = pin_map

@@ -2,8 +2,8 @@
 
 Pins are gpiozero mock pins (`gpio.TickPin`, a MockPin subclass that delivers an edge with an
 exact tick the way lgpio does: ``when_changed(t_ns / 1e9, level)``). Everything else is real:
-the intake thread, the pin map loader, and at the end the real game loop with the sport
-battle engine on a real SQLite file.
+the edge handlers and the watcher thread, the pin map loader, and at the end the real game
+loop with the sport battle engine on a real SQLite file.
 """
 
 from __future__ import annotations
