@@ -410,3 +410,14 @@ def test_sound_cues_lamp_press_and_time_up(kit: Kit, game: int) -> None:
     # Nobody presses: the loop's timeout closes the question: "time up".
     v = wait_view(board, lambda v: "time_up" in (v.get("cues") or []), timeout=10)
     assert v["view"]["phase"] == "closed"
+
+
+def test_a_phone_with_a_seat_the_game_lacks_sees_the_board(kit: Kit, game: int) -> None:
+    host, board = kit.host(), kit.client("board")
+    stale = kit.client("player", seat=5)  # kept from an earlier four-player game
+    v = views(stale)[0]
+    assert v["seat"] is None and "name" not in v["view"]
+    host.emit("command", {"type": "announce"}, callback=True)
+    # The fan-out goes on for everyone, the stale phone included.
+    wait_view(board, lambda v: v["view"]["phase"] == "open")
+    wait_view(stale, lambda v: v["view"]["phase"] == "open")

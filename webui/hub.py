@@ -123,7 +123,11 @@ class Hub:
         finished = self.loop.is_finished(game)
         out["rules"] = rules.NAME
         out["finished"] = finished
-        out["view"] = rules.view(state, client.view_role)
+        try:
+            out["view"] = rules.view(state, client.view_role)
+        except Refused:  # a phone kept a seat the new game does not have: show the board
+            out["seat"] = None
+            out["view"] = rules.view(state, "board")
         if finished:
             out["summary"] = rules.summary(state)
         question = out["view"].get("question")
@@ -180,7 +184,11 @@ class Hub:
         with self._lock:
             rooms = {c.room: c for c in self.clients.values()}
         for room, client in rooms.items():
-            data = self.payload(client, snapshot, game)
+            try:
+                data = self.payload(client, snapshot, game)
+            except Exception:  # one room's problem must not keep the others in the dark
+                log.exception("view for room %s failed", room)
+                continue
             if cues:
                 data["cues"] = cues
             if events is not None and client.role == "host":

@@ -12,7 +12,10 @@ const socket = connect(() => ({role: "player", seat}), render);
 function render(data) {
   last = data;
   const v = data.view || {};
-  if (data.seat !== seat) seat = data.seat;
+  if (data.seat !== seat) {
+    seat = data.seat;
+    if (seat == null) localStorage.removeItem("svoyak.seat");  // a seat this game lacks
+  }
   const seated = seat != null && data.game != null;
   $("choose").hidden = seated;
   $("me").hidden = !seated;
