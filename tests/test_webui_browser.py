@@ -328,6 +328,14 @@ def test_tv_round_with_a_false_start_a_cat_and_an_auction(browser: Any, server: 
     wait(board, "v.view.phase === 'auction'")
     assert board.locator(".kind-banner").inner_text() == "Аукцион"
     lot = view(host)["view"]["question"]
+    # A view arriving while the host types a bid keeps what was typed.
+    amount = host.locator(".action-group[data-action=bid] [name=amount]").first
+    amount.fill("800")
+    host.click("#pause-toggle")
+    wait(host, "v.ui.paused === true")
+    host.click("#pause-toggle")
+    wait(host, "v.ui.paused === false")
+    assert amount.input_value() == "800"
     fill_form(host, "bid", {"amount": "500"})
     wait(board, "v.view.question.auction.bid === 500")
     assert "500 — Анна" in board.locator(".board-auction").inner_text()

@@ -147,6 +147,11 @@ function actionButton(text, key, onFire, confirm, cls) {
 }
 
 function renderActions(container, actions, fire) {
+  // A view arriving while the host types a bid or a score must not wipe the field.
+  const saved = {};
+  container.querySelectorAll("[data-field]").forEach((i) => { saved[i.dataset.field] = i.value; });
+  const focused = document.activeElement && document.activeElement.dataset
+    ? document.activeElement.dataset.field : null;
   container.replaceChildren();
   const keys = {};
   actions.forEach((a, i) => {
@@ -189,6 +194,9 @@ function renderActions(container, actions, fire) {
       } else {
         input = el("input", {name, type: "text", autocomplete: "off"});
       }
+      const who = Array.isArray(a.args.player) ? a.args.player.map((c) => c.value).join(",") : "";
+      input.dataset.field = `${a.type}:${name}:${who}`;
+      if (saved[input.dataset.field] !== undefined) input.value = saved[input.dataset.field];
       inputs[name] = [input, spec];
       form.append(el("label", {}, el("span", {text: t("arg." + name) !== "arg." + name ? t("arg." + name) : name}), input));
     }
@@ -207,6 +215,8 @@ function renderActions(container, actions, fire) {
     });
     group.append(form);
     container.append(group);
+    const again = focused && form.querySelector(`[data-field="${CSS.escape(focused)}"]`);
+    if (again) again.focus();
   });
   return keys;
 }
