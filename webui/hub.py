@@ -19,6 +19,7 @@ from flask import request, session
 from flask_socketio import SocketIO, join_room, leave_room
 
 from appliance.engine import Command, Refused
+from appliance.loop import END_GAME_ACTION
 
 log = logging.getLogger("svoyak.webui")
 
@@ -143,7 +144,9 @@ class Hub:
             k.removesuffix("_ends_ns"): {"ms": (v - now) // 1_000_000, "ends": v}
             for k, v in out["view"].items()
             if k.endswith("_ends_ns") and isinstance(v, int) and v > now and not finished}
-        actions = [a.to_json() for a in self.loop.legal_actions(game)]
+        # The actions of the very state shown (an update may trail the loop by a commit).
+        legal = [] if finished else [*rules.legal_actions(state), END_GAME_ACTION]
+        actions = [a.to_json() for a in legal]
         if client.role == "host":
             out["actions"] = actions  # the host may also enter a player's action for them
         elif client.role == "player" and client.seat is not None:
