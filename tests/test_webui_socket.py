@@ -421,3 +421,14 @@ def test_a_phone_with_a_seat_the_game_lacks_sees_the_board(kit: Kit, game: int) 
     # The fan-out goes on for everyone, the stale phone included.
     wait_view(board, lambda v: v["view"]["phase"] == "open")
     wait_view(stale, lambda v: v["view"]["phase"] == "open")
+
+
+def test_timers_from_view_deadlines() -> None:
+    from webui.hub import timers
+
+    view = {"window_ends_ns": 9_000_000_000, "deadline_ns": 5, "lamp": True,
+            "question": {"answer_deadline_ns": 3_500_000_000, "t_ns": 1}}
+    assert timers(view, 2_000_000_000) == {
+        "window": {"ms": 7000, "ends": 9_000_000_000},
+        "answer": {"ms": 1500, "ends": 3_500_000_000}}
+    assert timers(view, 10_000_000_000) == {}  # passed deadlines are no countdowns

@@ -69,6 +69,21 @@ class UiState:
                 "lobby": sorted(set(self.lobby.values()))}
 
 
+def timers(view: Mapping[str, Any], now: int) -> dict[str, dict[str, int]]:
+    """Countdowns the view names ("window_ends_ns" at the top, "answer_deadline_ns" in the
+    question), as milliseconds left now, so a screen needs no clock of the box:
+    {"window": {"ms": left, "ends": the deadline, as the countdown's identity}}."""
+    found: dict[str, dict[str, int]] = {}
+    question = view.get("question")
+    for part in (view, question if isinstance(question, Mapping) else {}):
+        for k, v in part.items():
+            for suffix in ("_ends_ns", "_deadline_ns"):
+                if k.endswith(suffix) and isinstance(v, int) and not isinstance(v, bool) \
+                        and v > now:
+                    found[k.removesuffix(suffix)] = {"ms": (v - now) // 1_000_000, "ends": v}
+    return found
+
+
 def refusal(ru: str, en: str, code: str = "refused") -> dict[str, Any]:
     return {"ok": False, "refused": {"code": code, "ru": ru, "en": en}}
 
@@ -138,12 +153,7 @@ class Hub:
         deadline = None if finished else rules.next_deadline(state)
         now = self.loop.now(game)
         out["deadline_ms"] = None if deadline is None else max((deadline - now) // 1_000_000, 0)
-        # Countdowns the view names (e.g. "window_ends_ns"), as milliseconds left now, so a
-        # screen needs no clock of the box: {"window": {"ms": left, "ends": id}}.
-        out["timers"] = {
-            k.removesuffix("_ends_ns"): {"ms": (v - now) // 1_000_000, "ends": v}
-            for k, v in out["view"].items()
-            if k.endswith("_ends_ns") and isinstance(v, int) and v > now and not finished}
+        out["timers"] = {} if finished else timers(out["view"], now)
         # The actions of the very state shown (an update may trail the loop by a commit).
         legal = [] if finished else [*rules.legal_actions(state), END_GAME_ACTION]
         actions = [a.to_json() for a in legal]
