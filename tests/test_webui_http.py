@@ -270,3 +270,43 @@ def test_serve_wires_loop_buttons_and_web_ui(tmp_path: Path) -> None:
         assert again.loop.snapshot()[1].phase == "answering"
     finally:
         again.close()
+
+
+FIXTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures" / "siq"
+
+
+@pytest.mark.skipif(not (FIXTURES / "v4-media.siq").exists(), reason="shared fixtures missing")
+def test_package_media_reach_the_screens(kit: Kit) -> None:
+    """A SIQ package with pictures, uploaded through the admin page: its media are served by
+    the box with their content type, and a screen's payload says which element plays them."""
+    c, _ = login(kit)
+    r = c.post("/admin/packages", data={"file": (io.BytesIO(
+        (FIXTURES / "v4-media.siq").read_bytes()), "v4-media.siq")},
+        content_type="multipart/form-data")
+    assert r.status_code == 200, r.get_json()
+    pid = r.get_json()["package"]["id"]
+    package = kit.services.library.get(pid)
+    digests = [i.value for rnd in package.rounds for t in rnd.themes for q in t.questions
+               for i in q.content if i.is_media]
+    assert digests
+    for d in set(digests):
+        m = c.get(f"/media/{d}")
+        assert m.status_code == 200 and m.data
+        assert m.mimetype == kit.services.library.media_type(d)
+    # A TV game of that package: a question with media names their types in the payload.
+    game = kit.games.start("tv", ["A", "B", "C"], str(pid), {})
+    assert game == kit.loop.current
+    state = kit.loop.snapshot()[1]
+    cells = [(t, q) for t, theme in enumerate(state.board.rounds[0].cells) for q, cell in
+             enumerate(theme) if any(i.is_media for i in cell.question.content)]
+    if not cells:
+        pytest.skip("no media question in the first round")
+    host = kit.host()
+    host.emit("command", {"type": "pick_chooser", "player": 0}, callback=True)
+    t, q = cells[0]
+    assert host.emit("command", {"type": "choose", "cell": f"{t}:{q}"}, callback=True)["ok"]
+    board = kit.client("board")
+    v = views(board)[0]
+    media = v["view"]["question"]["media"]
+    assert media and set(v["media_types"]) == set(media)
+    assert all("/" in (v["media_types"][h] or "") for h in media)
