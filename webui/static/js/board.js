@@ -88,6 +88,9 @@ function renderGrid(v) {
 // a closed sport question shows its revealed text and answer. TV specials get a banner.
 function renderQuestion(v) {
   const box = $("qscreen");
+  // Media elements live across updates: a new view must not restart a playing sound.
+  mediaCache.clear();
+  box.querySelectorAll("[data-hash]").forEach((m) => mediaCache.set(m.dataset.hash, m));
   box.replaceChildren();
   const q = v.question || null;
   let shown = false;
@@ -150,7 +153,16 @@ function finalBoard(v) {
 }
 
 // Package media from the box's store; the content type says which element plays it.
+const mediaCache = new Map();
+
 function media(hash, mime) {
+  if (mediaCache.has(hash)) return mediaCache.get(hash);
+  const node = makeMedia(hash, mime);
+  node.dataset.hash = hash;
+  return node;
+}
+
+function makeMedia(hash, mime) {
   const src = "/media/" + encodeURIComponent(hash);
   const type = (mime || "image/").split("/")[0];
   if (type === "audio") return el("audio", {src, autoplay: true, controls: true});
