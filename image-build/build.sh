@@ -3,6 +3,8 @@
 #   sudo image-build/build.sh path/to/raspios-bookworm-arm64-lite.img.xz [OUT_DIR]
 # (or `make image BASE=...`). Needs root, qemu-user-static with binfmt (on a non-arm64
 # host), sfdisk, e2fsprogs, xz and the project's .venv with Ansible (make test builds it).
+# Settings: ROOT_GROW_MIB, ROOT_SLACK_MIB, DATA_MIB, XZ_LEVEL, and SVOYAK_VARS (JSON for
+# the playbook, which wins over svoyak_on_pi=true and the rest).
 # Writes OUT_DIR/svoyak-VERSION.img.xz and its .sha256. See docs/appliance.md.
 set -euo pipefail
 
@@ -16,6 +18,8 @@ ROOT_SLACK_MIB=${ROOT_SLACK_MIB:-512}  # free space left on the root after shrin
 DATA_MIB=${DATA_MIB:-256}              # the data partition as shipped; grown at first boot
 DATA_LABEL=svoyak-data
 ANSIBLE_PLAYBOOK=${ANSIBLE_PLAYBOOK:-$project/.venv/bin/ansible-playbook}
+SVOYAK_VARS=${SVOYAK_VARS:-{\}}        # more settings as JSON, e.g. '{"svoyak_ssh_enabled": true}'
+XZ_LEVEL=${XZ_LEVEL:-6}
 
 die() { echo "build.sh: $*" >&2; exit 1; }
 
@@ -28,9 +32,6 @@ for tool in sfdisk losetup e2fsck resize2fs mkfs.ext4 xz sha256sum unshare pytho
   command -v "$tool" >/dev/null || die "missing $tool (apt-get install fdisk e2fsprogs xz-utils util-linux)"
 done
 [ -x "$ANSIBLE_PLAYBOOK" ] || die "no $ANSIBLE_PLAYBOOK: run 'make test' or 'make .venv/.installed' first"
-if [ "$(uname -m)" != aarch64 ] && [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
-  die "arm64 binaries cannot run here: apt-get install qemu-user-static binfmt-support"
-fi
 
 # Mounts live in a private namespace: they vanish with this process whatever happens.
 if [ -z "${SVOYAK_IN_NAMESPACE:-}" ]; then
@@ -72,6 +73,9 @@ mount -t proc proc "$root/proc"
 mount --bind /sys "$root/sys"
 mount --bind /dev "$root/dev"
 mount --bind /dev/pts "$root/dev/pts"
+# An arm64 image on another architecture runs through qemu-user-static's binfmt handler.
+chroot "$root" /bin/true 2>/dev/null ||
+  die "the image's binaries cannot run here: apt-get install qemu-user-static binfmt-support"
 # Name resolution for apt and pip; the box's own resolv.conf comes back afterwards.
 cp -a "$root/etc/resolv.conf" "$work/resolv.conf.orig" 2>/dev/null || true
 rm -f "$root/etc/resolv.conf"
@@ -82,7 +86,8 @@ chmod 755 "$root/usr/sbin/policy-rc.d"
 echo "== provision (site.yml through the chroot connection)"
 (cd "$project/provisioning" && env -i PATH="/usr/sbin:/usr/bin:/sbin:/bin" HOME="$HOME" LANG=C.UTF-8 \
   "$ANSIBLE_PLAYBOOK" -i "$root," -c community.general.chroot site.yml \
-  -e "svoyak_wheel=$wheel" -e "svoyak_data_device=LABEL=$DATA_LABEL" -e svoyak_on_pi=true)
+  -e "svoyak_wheel=$wheel" -e "svoyak_data_device=LABEL=$DATA_LABEL" -e svoyak_on_pi=true \
+  -e "$SVOYAK_VARS")
 
 echo "== first boot"
 install -m 0755 "$here/files/svoyak-grow-data" "$root/usr/local/sbin/svoyak-grow-data"
@@ -105,6 +110,7 @@ rm -rf "$root/root/.cache" "$root/usr/sbin/policy-rc.d" "$root/etc/resolv.conf"
 if [ -e "$work/resolv.conf.orig" ] || [ -L "$work/resolv.conf.orig" ]; then
   mv "$work/resolv.conf.orig" "$root/etc/resolv.conf"
 fi
+fstrim "$root" 2>/dev/null || true   # zeroes freed blocks: a much smaller .xz
 cleanup
 loops=()
 
@@ -115,7 +121,7 @@ make_data_fs "$img" "$n" "$DATA_LABEL"
 
 echo "== compress"
 name="svoyak-$version.img"
-xz -T0 -6 -c "$img" > "$out/$name.xz"
+xz -T0 "-$XZ_LEVEL" -c "$img" > "$out/$name.xz"
 (cd "$out" && sha256sum "$name.xz" > "$name.xz.sha256")
 rm -rf "$work"
 echo "$out/$name.xz"
