@@ -135,6 +135,37 @@ def test_box_identity_is_made_once_and_kept(box_setup, tmp_path, capsys):
     assert "psk=long enough pw\n" in key.read_text()
 
 
+def test_wifi_change_requested_by_the_app(box_setup, tmp_path, capsys):
+    key = tmp_path / "hotspot.nmconnection"
+    key.write_text(KEYFILE)
+    data = tmp_path / "data"
+    args = ["--data", str(data), "--keyfile", str(key), "--user", "nobody-here"]
+    assert box_setup.main(args) == 0
+    request = data / "wifi-request.json"
+    request.write_text(json.dumps({"ssid": "Квиз клуб", "password": "novyi parol 2026"}))
+    assert box_setup.main([*args, "--request", str(request)]) == 0
+    assert not request.exists()
+    assert "ssid=Квиз клуб\n" in key.read_text()
+    box = json.loads((data / "box.json").read_text())
+    assert box["wifi"]["password"] == "novyi parol 2026"
+    # No request: nothing to do.
+    assert box_setup.main([*args, "--request", str(request)]) == 0
+    # Refused, and removed so the path unit does not fire again and again.
+    for bad in ('{"ssid": "x", "password": "short"}', '{"pin": "1234"}', "not json"):
+        request.write_text(bad)
+        assert box_setup.main([*args, "--request", str(request)]) == 2
+        assert not request.exists()
+    assert "refused" in capsys.readouterr().err
+    assert "ssid=Квиз клуб\n" in key.read_text()
+    # A symlink planted by the service user is not followed (root reads this file).
+    secret = tmp_path / "secret"
+    secret.write_text('{"ssid": "leaked", "password": "leaked-secret"}')
+    request.symlink_to(secret)
+    assert box_setup.main([*args, "--request", str(request)]) == 2
+    assert not request.is_symlink() and secret.exists()
+    assert "leaked" not in key.read_text()
+
+
 # --- the real run ----------------------------------------------------------------------
 
 
@@ -201,7 +232,7 @@ def in_root(root: Path, *cmd: str) -> subprocess.CompletedProcess:
 def test_units_are_enabled_and_the_box_boots_to_the_kiosk(tree):
     root, _, _ = tree
     units = ["svoyak.service", "svoyak-kiosk.service", "svoyak-box-setup.service",
-             "NetworkManager.service", "avahi-daemon.service"]
+             "svoyak-wifi-request.path", "NetworkManager.service", "avahi-daemon.service"]
     r = subprocess.run(["systemctl", f"--root={root}", "is-enabled", *units],
                        capture_output=True, text=True)
     assert r.stdout.split() == ["enabled"] * len(units), r.stdout + r.stderr

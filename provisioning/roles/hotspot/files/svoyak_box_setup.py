@@ -6,6 +6,9 @@ makes the identity and keeps it in the data directory's box.json (on the data pa
 so it survives an overlay root or a new image); every time it writes the Wi-Fi name and
 password from box.json into the access point's keyfile. Options change the identity:
     svoyak-box-setup --ssid "Club Wi-Fi" --psk "a long password" --pin 4321 --reload
+The admin page asks for a change without root: the app writes {"ssid": ..., "password":
+...} to DATA/wifi-request.json, and svoyak-wifi-request.path runs this tool with
+--request, which applies it (or refuses it) and removes the file.
 It also seeds the app's settings.json (webui/settings.py) beside it: the Wi-Fi details and
 host address the TV's idle screen shows (always, from box.json), and the first host PIN
 (only while the app has none: a PIN changed on the admin page is kept).
@@ -88,6 +91,22 @@ def seed_settings(path: Path, box: dict, uid: int, gid: int) -> None:
         write_atomic(path, json.dumps(new, ensure_ascii=False, indent=1), 0o600, gid, uid)
 
 
+def read_request(path: Path) -> dict:
+    """The app's Wi-Fi change request; never follows a symlink (the service user writes
+    this directory, the reader is root)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as f:
+        raw = f.read(4097)
+    if len(raw) > 4096:
+        raise ValueError("the request is too large")
+    req = json.loads(raw.decode("utf-8"))
+    if not isinstance(req, dict) or not set(req) <= {"ssid", "password"}:
+        raise ValueError('a request is {"ssid": ..., "password": ...}')
+    if not all(isinstance(v, str) for v in req.values()):
+        raise ValueError("the Wi-Fi name and password are strings")
+    return req
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="svoyak-box-setup", description=__doc__.split("\n")[0])
     p.add_argument("--data", default="/var/lib/svoyak", type=Path)
@@ -100,8 +119,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--psk")
     p.add_argument("--pin")
     p.add_argument("--regenerate", action="store_true", help="a new name, password and PIN")
+    p.add_argument("--request", type=Path, help="apply and remove the app's change request")
     p.add_argument("--reload", action="store_true", help="restart the access point now")
     args = p.parse_args(argv)
+    if args.request is not None:
+        if not args.request.exists() and not args.request.is_symlink():
+            return 0
+        try:
+            req = read_request(args.request)
+        except (OSError, ValueError) as e:
+            print(f"svoyak-box-setup: {args.request}: refused: {e}", file=sys.stderr)
+            return 2
+        finally:
+            args.request.unlink(missing_ok=True)
+        args.ssid = req.get("ssid", args.ssid)
+        args.psk = req.get("password", args.psk)
 
     path = args.data / "box.json"
     box = None if args.regenerate or not path.exists() else json.loads(path.read_text())
