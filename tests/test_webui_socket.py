@@ -432,3 +432,26 @@ def test_timers_from_view_deadlines() -> None:
         "window": {"ms": 7000, "ends": 9_000_000_000},
         "answer": {"ms": 1500, "ends": 3_500_000_000}}
     assert timers(view, 10_000_000_000) == {}  # passed deadlines are no countdowns
+
+
+def test_new_game_with_a_preset_and_timers(kit: Kit) -> None:
+    host = kit.host()
+    # The TV preset is for three players; the club preset takes four.
+    res = host.emit("new_game", {"rules": "tv", "players": ["A", "B", "C", "D"],
+                                 "package": "demo:tv", "options": {"preset": "tv"}},
+                    callback=True)
+    assert res["ok"] is False
+    res = host.emit("new_game", {"rules": "tv", "players": ["A", "B", "C", "D"],
+                                 "package": "demo:tv",
+                                 "options": {"preset": "club", "timers": {"answer_s": 5}}},
+                    callback=True)
+    assert res["ok"], res
+    settings = kit.loop.snapshot()[1].settings
+    assert settings.preset == "club" and settings.answer_s == 5.0
+    res = host.emit("new_game", {"rules": "battle", "players": ["A", "B"], "package":
+                                 "demo:battle", "options": {"stage": "qualification",
+                                                            "timers": {"window_s": 3}}},
+                    callback=True)
+    assert res["ok"], res
+    state = kit.loop.snapshot()[1]
+    assert state.settings.window_ns == 3_000_000_000 and len(state.themes) == 4

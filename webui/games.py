@@ -21,6 +21,8 @@ log = logging.getLogger("svoyak.webui")
 DEMO_DIR = Path(__file__).resolve().parent.parent / "appliance" / "data"
 DEMOS = {"battle": "demo-sport.json", "tv": "demo-tv.json"}
 RULES = ("battle", "tv")
+# Timers a host may set when starting a game (seconds), by rules.
+TIMERS = {"battle": ("window_s",), "tv": ("press_window_s", "answer_s")}
 
 
 class Games:
@@ -67,10 +69,17 @@ class Games:
         if rules not in RULES:
             raise Refused("Неизвестные правила.", "Unknown rules.", "unknown_rules")
         package_id = package_id or f"demo:{rules}"
+        options = options or {}
         extra: dict[str, Any] = {}
-        stage = (options or {}).get("stage")
-        if rules == "battle" and stage:
-            extra["settings"] = {"stage": str(stage)}
+        stage = options.get("stage")
+        timers = {k: float(v) for k, v in (options.get("timers") or {}).items()
+                  if k in TIMERS[rules] and v not in (None, "")}
+        if rules == "battle" and (stage or timers):
+            extra["settings"] = {**({"stage": str(stage)} if stage else {}), **timers}
+        if rules == "tv":
+            extra["preset"] = str(options.get("preset") or "tv")
+            if timers:
+                extra["settings"] = timers
         if package_id.startswith("demo:"):
             demo = DEMOS.get(package_id.split(":", 1)[1])
             if demo is None:
@@ -80,7 +89,7 @@ class Games:
         if rules == "battle":
             main, extra_themes = battle_themes(package, stage)
             return {"players": players, "themes": main, "extra_themes": extra_themes, **extra}
-        return {"players": players, "package": package}
+        return {"players": players, "package": package, **extra}
 
     def start(self, rules: str, players: list[str], package_id: str | None,
               options: dict[str, Any] | None = None) -> int:

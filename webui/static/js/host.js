@@ -228,6 +228,8 @@ function openNewGame() {
 function syncPackages() {
   const rules = $("ng-rules").value;
   $("ng-stage-box").hidden = rules !== "battle";
+  $("ng-battle-timers").hidden = rules !== "battle";
+  $("ng-tv-box").hidden = rules !== "tv";
   let first = null;
   for (const o of $("ng-package").options) {
     const ok = !o.dataset.rules || o.dataset.rules === rules;
@@ -236,6 +238,12 @@ function syncPackages() {
   }
   if ($("ng-package").selectedOptions[0]?.hidden && first) $("ng-package").value = first.value;
 }
+function newGameOptions(rules) {
+  const box = rules === "battle" ? $("ng-battle-timers") : $("ng-tv-box");
+  const timers = {};
+  for (const inp of box.querySelectorAll("[data-timer]")) if (inp.value) timers[inp.dataset.timer] = parseFloat(inp.value);
+  return rules === "battle" ? {stage: $("ng-stage").value, timers} : {preset: $("ng-preset").value, timers};
+}
 $("ng-rules").addEventListener("change", syncPackages);
 $("new-game").addEventListener("click", openNewGame);
 $("ng-cancel").addEventListener("click", () => { $("new-game-dialog").hidden = true; });
@@ -243,6 +251,6 @@ $("new-game-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   const names = [...document.querySelectorAll("#ng-players input")].map((i) => i.value.trim()).filter(Boolean);
   const res = await send(socket, "new_game", {rules: $("ng-rules").value, package: $("ng-package").value, players: names,
-    options: $("ng-rules").value === "battle" ? {stage: $("ng-stage").value} : {}}, toast);
+    options: newGameOptions($("ng-rules").value)}, toast);
   if (res.ok) $("new-game-dialog").hidden = true;
 });
