@@ -73,6 +73,7 @@ class Race:
     answered: frozenset[int] = frozenset()  # already answered: may not press again
     rotation: int = 0
     lamp_ns: int | None = None  # when the lamp lit; None while it is off
+    lamps: tuple[int, ...] = ()  # every lighting of this question, for the race report
     opened: bool = False  # the question is open (presses before the lamp are false starts)
     closed: bool = False  # the buttons are off for good
     blocked_until: tuple[tuple[int, int], ...] = ()  # (player, tick) false-start blocks
@@ -109,9 +110,19 @@ class Race:
     def order_key(self, p: PressRecord) -> tuple[int, int]:
         return (p.t_ns, (p.player - self.rotation) % max(self.seats, 1))
 
+    def lamp_for(self, t_ns: int) -> int | None:
+        """The lighting a press at `t_ns` is measured from: the last one before it, or for a
+        press before any lighting (a false start) the first one after it."""
+        before = [t for t in self.lamps if t <= t_ns]
+        if before:
+            return before[-1]
+        return self.lamps[0] if self.lamps else None
+
     def report(self) -> list[dict[str, Any]]:
-        """The race as the screens show it, in tick order."""
-        return [p.to_json(self.lamp_ns) for p in sorted(self.presses, key=self.order_key)]
+        """The race as the screens show it, in tick order; offsets survive the lamp going
+        off and re-arming."""
+        return [p.to_json(self.lamp_for(p.t_ns))
+                for p in sorted(self.presses, key=self.order_key)]
 
 
 def new_race(
@@ -136,8 +147,8 @@ def open_question(race: Race) -> Race:
 
 def lamp_on(race: Race, t_ns: int) -> Race:
     """Light the lamp («сигнал»): presses stamped from `t_ns` on may win."""
-    return replace(race, lamp_ns=t_ns, opened=True, winner=None, winner_ns=None,
-                   queue_from_ns=None, queue=())
+    return replace(race, lamp_ns=t_ns, lamps=race.lamps + (t_ns,), opened=True, winner=None,
+                   winner_ns=None, queue_from_ns=None, queue=())
 
 
 def lamp_off(race: Race) -> Race:
@@ -205,20 +216,28 @@ def _record(race: Race, rec: PressRecord) -> Race:
 
 
 def _reclock(race: Race, player: int, old: int, new: int) -> Race:
-    """Move a player's accepted edge earlier when an earlier edge of the burst arrives late,
-    so the result does not depend on delivery order within one player's burst."""
-    presses = list(race.presses)
-    for i, p in enumerate(presses):
-        if p.player == player and p.t_ns == old and p.status != Status.BOUNCE:
-            presses[i] = replace(p, t_ns=new)
-            presses.append(PressRecord(player, old, Status.BOUNCE, p.by))
-            break
-    race = replace(race, presses=tuple(presses), last_edge=_with(race.last_edge, player, new))
-    if race.queue:
-        race = replace(race, queue=tuple(sorted(
-            (replace(q, t_ns=new) if q.player == player and q.t_ns == old else q
-             for q in race.queue), key=race.order_key)))
-    return race
+    """An earlier edge of the same burst arrived late: it is the real press time, so the
+    result does not depend on delivery order within one player's burst. The press is
+    decided again at its earlier tick (which may make it a false start). Once the winner is
+    committed nothing is re-decided: the late edge is only recorded as a bounce."""
+    if race.winner is not None:
+        return _record(race, PressRecord(player, new, Status.BOUNCE))
+    idx = next((i for i, p in enumerate(race.presses)
+                if p.player == player and p.t_ns == old and p.status != Status.BOUNCE), None)
+    if idx is None:
+        return _record(race, PressRecord(player, new, Status.BOUNCE))
+    accepted = race.presses[idx]
+    blocks = dict(race.blocked_until)
+    if accepted.status in (Status.FALSE_START, Status.BLOCKED):
+        blocks.pop(player, None)  # the block is restarted from the earlier tick
+    edges = dict(race.last_edge)
+    edges.pop(player)
+    race = replace(race, presses=race.presses[:idx] + race.presses[idx + 1:],
+                   blocked_until=tuple(sorted(blocks.items())),
+                   last_edge=tuple(sorted(edges.items())),
+                   queue=tuple(q for q in race.queue if q is not accepted))
+    race = press(race, player, new, accepted.by)
+    return _record(race, PressRecord(player, old, Status.BOUNCE, accepted.by))
 
 
 def settle(race: Race, now_ns: int) -> Race:

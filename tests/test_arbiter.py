@@ -250,3 +250,34 @@ def test_all_permutations_of_three_presses_one_microsecond_apart():
         for p, t in perm:
             race = a.press(race, p, t)
         assert a.settle(race, LAMP + 10 * MS).winner == 1
+
+
+def test_late_earlier_edge_before_the_lamp_turns_the_press_into_a_false_start():
+    race = tv_race()
+    race = a.press(race, 0, LAMP + 1 * MS)
+    race = a.press(race, 0, LAMP - 10 * MS)  # same burst, stamped before the lamp
+    race = a.press(race, 1, LAMP + 3 * MS)
+    race = a.settle(race, LAMP + 20 * MS)
+    assert race.winner == 1
+    assert (0, Status.FALSE_START) in statuses(race)
+    assert race.blocked(0, LAMP + 1000 * MS)
+
+
+def test_late_earlier_edge_after_the_winner_is_committed_changes_nothing():
+    race = a.settle(a.press(tv_race(), 0, LAMP + 5 * MS), LAMP + 20 * MS)
+    race = a.press(race, 0, LAMP + 1 * MS)
+    assert race.winner == 0 and race.winner_ns == LAMP + 5 * MS
+    assert race.presses[-1].status == Status.BOUNCE
+
+
+def test_report_keeps_offsets_after_close_and_rearm():
+    race = a.open_question(a.new_race(3, TV))
+    race = a.press(race, 2, LAMP - 100 * MS)
+    race = a.lamp_on(race, LAMP)
+    race = a.settle(a.press(race, 0, LAMP + 7 * MS), LAMP + 20 * MS)
+    again = LAMP + 3000 * MS
+    race = a.rearm(race, again)
+    race = a.settle(a.press(race, 1, again + 9 * MS), again + 20 * MS)
+    race = a.close(race)
+    assert [(r["player"], r["ms_after_lamp"]) for r in race.report()] == [
+        (2, -100.0), (0, 7.0), (1, 9.0)]
