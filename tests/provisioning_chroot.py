@@ -3,7 +3,8 @@
 The pristine debootstrap tree is kept in a cache directory (SVOYAK_TEST_CACHE, else
 /var/cache/svoyak-test when writable, else build/test-cache) and copied for each run, so a
 run always applies site.yml to a fresh system while paying for debootstrap only once. The
-downloaded .deb files and pip's cache are kept there too and bind-mounted into the chroot.
+downloaded .deb files are kept there too and bind-mounted into the chroot (pip's cache
+directory is offered the same way, though pip in the chroot has not been seen to use it).
 """
 
 from __future__ import annotations

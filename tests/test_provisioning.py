@@ -178,8 +178,8 @@ def play(tree: Path, wheel: Path) -> str:
         "svoyak_firmware_config": True,   # ...but the firmware file edits, on stand-ins
         "svoyak_wheel": str(wheel),
         "svoyak_data_device": "LABEL=svoyak-data",
-        # The build host's CA bundle (a TLS-inspecting proxy, say) and the cached downloads.
-        "svoyak_pip_env": {"PIP_CERT": "/etc/ssl/host-ca.crt", "PIP_CACHE_DIR": "/root/.cache/pip"},
+        # pip must trust what the build host trusts (a TLS-inspecting proxy, say).
+        "svoyak_pip_env": {"PIP_CERT": "/etc/ssl/host-ca.crt"},
     }
     env = " ".join(f"{k}='{v}'" for k, v in clean_env().items())
     cmd = (f"cd '{PROV}' && env -i {env} ansible-playbook -i '{tree},' "
