@@ -18,12 +18,14 @@ import argparse
 import json
 import multiprocessing as mp
 import os
+import re
 import signal
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -31,6 +33,7 @@ from typing import Any
 
 import requests
 import socketio
+import websocket
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -85,31 +88,53 @@ def server_rss_mb(root_pid: int) -> dict[str, float]:
             "pss_total_mb": round(sum(pss.values()), 1)}
 
 
-def client_worker(base: str, auths: list[dict[str, Any]], cookie: str | None,
-                  ready: Any, out: Any, stop: Any) -> None:
-    """Runs in its own process (so 32 clients do not share one GIL): connects its clients
-    and reports, per client, when it first saw each question's answerer (CLOCK_MONOTONIC,
-    comparable across processes)."""
-    seen: list[dict[int, float]] = [{} for _ in auths]
-    clients = []
-    for i, auth in enumerate(auths):
-        sio = socketio.Client(reconnection=False)
+ANSWERING = re.compile(r'"answering": ?(\d+)')
+QUESTION = re.compile(r'"question_index": ?(\d+)')
 
-        def on_view(data: dict[str, Any], i: int = i) -> None:
+
+def lean_client(base: str, auth: dict[str, Any], cookie: str | None,
+                seen: dict[int, float], stop: threading.Event) -> websocket.WebSocket:
+    """A minimal Socket.IO client over a raw WebSocket (Engine.IO v4 framing): it answers
+    pings and stamps each question's first view naming an answerer, looking only at two
+    fields, so the measuring side stays light (real phones parse on their own CPUs)."""
+    url = base.replace("http://", "ws://") + "/socket.io/?EIO=4&transport=websocket"
+    ws = websocket.create_connection(url, header=[f"Cookie: {cookie}"] if cookie else [],
+                                     timeout=10)
+    assert ws.recv().startswith("0")  # Engine.IO open
+    ws.send("40" + json.dumps(auth))  # Socket.IO connect with auth
+    ws.settimeout(None)
+
+    def read() -> None:
+        while not stop.is_set():
+            try:
+                msg = ws.recv()
+            except Exception:
+                return
             now = time.monotonic()
-            view = data.get("view") or {}
-            if view.get("answering") is not None and view.get("question_index") is not None:
-                seen[i].setdefault(int(view["question_index"]), now)
+            if msg == "2":
+                ws.send("3")
+            elif msg.startswith("42"):
+                a, q = ANSWERING.search(msg), QUESTION.search(msg)
+                if a and q:
+                    seen.setdefault(int(q.group(1)), now)
 
-        sio.on("view", on_view)
-        headers = {"Cookie": cookie} if cookie and auth["role"] == "host" else {}
-        sio.connect(base, auth=auth, headers=headers, transports=["websocket"],
-                    wait_timeout=10)
-        clients.append(sio)
-    ready.put(len(clients))
-    stop.wait()
-    for sio in clients:
-        sio.disconnect()
+    threading.Thread(target=read, daemon=True).start()
+    return ws
+
+
+def client_worker(base: str, auths: list[dict[str, Any]], cookie: str | None,
+                  ready: Any, out: Any, stop_event: Any) -> None:
+    """Runs in its own process: connects its clients and reports, per client, when it first
+    saw each question's answerer (CLOCK_MONOTONIC, comparable across processes)."""
+    seen: list[dict[int, float]] = [{} for _ in auths]
+    stop = threading.Event()
+    sockets = [lean_client(base, auth, cookie if auth["role"] == "host" else None, seen[i],
+                           stop) for i, auth in enumerate(auths)]
+    ready.put(len(sockets))
+    stop_event.wait()
+    stop.set()
+    for ws in sockets:
+        ws.close()
     out.put(seen)
 
 
