@@ -9,14 +9,17 @@ installs them). The debootstrap tree, .deb files and pip's cache are kept betwee
 from __future__ import annotations
 
 import configparser
+import http.client
 import importlib.util
 import json
 import os
 import re
 import shutil
+import socket
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -275,6 +278,55 @@ def test_svoyak_help_runs_in_the_virtualenv(tree):
                                 capture_output=True, text=True, env=clean_env())
     assert r.returncode == 0, r.stderr
     assert "usage: svoyak" in r.stdout and "serve" in r.stdout
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_installed_server_says_ready_and_answers_probes(tree):
+    """The unit is Type=notify: the installed server must send READY=1 on NOTIFY_SOCKET.
+    Then a phone's probe under a foreign name is sent to the portal (not followed: the
+    portal address is the box's, not this machine's)."""
+    root, _, _ = tree
+    sock_path = root / "run/svoyak-test-notify.sock"
+    sock_path.unlink(missing_ok=True)
+    port = free_port()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as notify:
+        notify.bind(str(sock_path))
+        notify.settimeout(90)
+        cmd = (f"exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "
+               f"NOTIFY_SOCKET=/run/svoyak-test-notify.sock chroot '{root}' "
+               f"/opt/svoyak/venv/bin/svoyak serve --simulate --data /tmp/svoyak-test-data "
+               f"--host 127.0.0.1 --port {port}")
+        proc = subprocess.Popen(
+            ["unshare", "--mount", "--propagation", "private", "bash", "-c",
+             chroot.mount_script(root) + "\n" + cmd],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            assert notify.recv(256).startswith(b"READY=1")
+            answers = {}
+            for _ in range(60):
+                try:
+                    for path in ("/generate_204", "/hotspot-detect.html", "/captive"):
+                        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                        conn.request("GET", path, headers={"Host": "probe.example.org"})
+                        r = conn.getresponse()
+                        answers[path] = (r.status, r.getheader("Location"), r.read())
+                        conn.close()
+                    break
+                except OSError:
+                    time.sleep(1)
+        finally:
+            proc.terminate()
+            out = proc.communicate(timeout=60)[0]
+            sock_path.unlink(missing_ok=True)
+    assert answers, out[-3000:]
+    assert answers["/generate_204"][:2] == (302, "http://10.42.0.1/captive")
+    assert answers["/hotspot-detect.html"][:2] == (302, "http://10.42.0.1/captive")
+    assert answers["/captive"][0] == 200 and "Своя игра" in answers["/captive"][2].decode()
 
 
 def test_hotspot_keyfile_parses_and_is_private(tree):
