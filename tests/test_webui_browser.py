@@ -354,3 +354,27 @@ def test_tv_round_with_a_false_start_a_cat_and_an_auction(browser: Any, server: 
     wait(board, "v.view.players[1].score === 1300 && v.view.phase === 'choose'")
     assert board.locator(".board-scores .p[data-seat='1'] .score").inner_text() == "1300"
     assert view(board)["view"]["chooser"] == 0  # the opener keeps the choice
+
+
+def test_idle_board_shows_wifi_and_host_page_qr_codes(browser: Any, tmp_path: Path) -> None:
+    data = tmp_path / "idle"
+    data.mkdir()
+    (data / "settings.json").write_text(json.dumps(
+        {"wifi": {"ssid": "Svoyak-7F3A", "password": "quiz-night-42"}}))
+    server = Server(data, None, "--no-demo").start()
+    try:
+        board = open_board(browser, server)
+        wait(board, "v.game === null")
+        assert board.locator("#idle").is_visible()
+        assert board.locator(".wifi-name").inner_text() == "Svoyak-7F3A"
+        for img in ("img[src='/qr/wifi.svg']", "img[src='/qr/host.svg']"):
+            board.wait_for_function(
+                f"document.querySelector(\"{img}\").naturalWidth > 0")
+        assert "/host" in board.locator("#idle .big").inner_text()
+        # The host starts a game: the idle screen gives way to the board.
+        host = open_host(browser, server)
+        host.wait_for_selector("#new-game-dialog", state="visible")  # offered at once
+        start_battle(host, ["Анна", "Борис"])
+        board.wait_for_selector("#idle", state="hidden")
+    finally:
+        server.stop()
