@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -378,3 +379,87 @@ def test_idle_board_shows_wifi_and_host_page_qr_codes(browser: Any, tmp_path: Pa
         board.wait_for_selector("#idle", state="hidden")
     finally:
         server.stop()
+
+
+class HostSocket:
+    """The host tablet as a Socket.IO client (to drive a game quickly to its final)."""
+
+    def __init__(self, server: Server):
+        import requests
+        import socketio
+
+        http = requests.Session()
+        r = http.post(server.base + "/login", data={"pin": server.pin}, allow_redirects=False)
+        assert r.status_code == 302
+        self.last: dict[str, Any] = {}
+        self.sio = socketio.Client(reconnection=False)
+        self.sio.on("view", self._view)
+        cookie = "; ".join(f"{k}={v}" for k, v in http.cookies.items())
+        self.sio.connect(server.base, auth={"role": "host"}, headers={"Cookie": cookie},
+                         transports=["websocket"], wait_timeout=10)
+
+    def _view(self, data: dict[str, Any]) -> None:
+        self.last = data
+
+    def send(self, name: str, data: dict[str, Any]) -> dict[str, Any]:
+        res = self.sio.call(name, data, timeout=10)
+        assert res["ok"], (name, data, res)
+        return res
+
+
+def test_final_bets_and_answers_from_phones(browser: Any, server: Server) -> None:
+    names = ["Анна", "Борис", "Вера"]
+    host = HostSocket(server)
+    try:
+        host.send("new_game", {"rules": "tv", "players": names, "package": "demo:tv"})
+        for seat, score in ((0, 1000), (1, 600), (2, 300)):
+            host.send("command", {"type": "set_score", "player": seat, "score": score})
+        for _ in range(40):  # end the rounds, pick, remove final themes until the bets
+            time.sleep(0.1)
+            v = host.last
+            if v.get("view", {}).get("phase") == "bets":
+                break
+            acts = {a["type"]: a for a in v.get("actions", [])}
+            kind = next(k for k in ("end_round", "pick_chooser", "pick_remover",
+                                    "remove_theme") if k in acts)
+            args = {k: c[0]["value"] for k, c in acts[kind]["args"].items()}
+            host.send("command", {"type": kind, **args})
+        assert host.last["view"]["phase"] == "bets"
+        board = open_board(browser, server)
+        phones = []
+        for seat in range(3):
+            phone = browser.new_page(viewport={"width": 390, "height": 844})
+            phone.goto(server.base + "/play")
+            phone.click(f"#seats button[data-seat='{seat}']")
+            wait(phone, f"v.seat === {seat}")
+            phones.append(phone)
+        # Each phone offers only its own bet, within its own score.
+        for seat, amount in ((0, "700"), (1, "600"), (2, "1")):
+            phone = phones[seat]
+            phone.wait_for_selector("#my-actions .action-group[data-action=bet]")
+            field = phone.locator("[data-action=bet] [name=amount]")
+            assert field.get_attribute("max") == str((1000, 600, 300)[seat])
+            assert phone.locator("[data-action=bet] [name=player] option").count() == 1
+            field.fill(amount)
+            phone.click("[data-action=bet] button[type=submit]")
+            phone.wait_for_selector("#sent", state="visible")
+        wait(board, "v.view.phase === 'writing'")
+        for seat, text in enumerate(["Тайна Анны", "Тайна Бориса", "Тайна Веры"]):
+            phone = phones[seat]
+            phone.wait_for_selector("[data-action=write] [name=text]")
+            phone.fill("[data-action=write] [name=text]", text)
+            phone.click("[data-action=write] button[type=submit]")
+            phone.wait_for_selector("#sent", state="visible")
+        wait(board, "v.view.question.written.rows.every(r => r.has_answer)")
+        page = board.content()
+        assert "✓" in board.locator(".board-written").inner_text()
+        for secret in ("Тайна Анны", "Тайна Бориса", "700"):
+            assert secret not in page
+        assert "Тайна Бориса" not in phones[0].content()  # nor on another player's phone
+        # The host judges Анна's answer: it and her bet appear on the board.
+        host.send("command", {"type": "judge", "player": 0, "verdict": "right"})
+        wait(board, "v.view.question && v.view.question.written.rows[0].verdict === 'right'")
+        text = board.locator(".board-written").inner_text()
+        assert "Тайна Анны" in text and "700" in text and "Тайна Бориса" not in text
+    finally:
+        host.sio.disconnect()
