@@ -310,3 +310,38 @@ def test_package_media_reach_the_screens(kit: Kit) -> None:
     media = v["view"]["question"]["media"]
     assert media and set(v["media_types"]) == set(media)
     assert all("/" in (v["media_types"][h] or "") for h in media)
+
+
+def test_the_watchdog_health_check_needs_a_live_loop(tmp_path: Path) -> None:
+    from webui.cli import _loop_answers, build
+
+    box = build(tmp_path, simulate=True, pins=None, demo=True)
+    try:
+        assert _loop_answers(box.loop)
+        assert box.loop.snapshot()[1].phase == "ready"  # the probe changed nothing
+        assert box.store.count(box.loop.current) == 0  # and logged nothing
+    finally:
+        box.close()
+    assert not _loop_answers(box.loop, 0.5)  # a stopped loop is not healthy
+
+
+def test_serve_feeds_the_systemd_watchdog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                          ) -> None:
+    import os
+    import socket
+
+    from webui.cli import build
+
+    path = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(5)
+    monkeypatch.setenv("NOTIFY_SOCKET", path)
+    monkeypatch.setenv("WATCHDOG_USEC", "200000")
+    monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
+    box = build(tmp_path / "data", simulate=True, pins=None, demo=False)
+    try:
+        assert sock.recv(100) == b"WATCHDOG=1"
+    finally:
+        box.close()
+        sock.close()

@@ -50,6 +50,7 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool) -> Box:
     process (after the fork), so every thread lives beside the game loop."""
     from appliance.loop import GameLoop
     from appliance.store import Store, db_path
+    from appliance.systemd import Watchdog
     from webui.app import Services, create_app
     from webui.games import Games
     from webui.settings import Settings
@@ -85,13 +86,28 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool) -> Box:
         except Exception:
             logging.getLogger("svoyak").exception("could not start the demo game")
 
+    watchdog = Watchdog(healthy=lambda: _loop_answers(loop)).start()
+
     def close() -> None:
+        watchdog.stop()
         if hardware is not None:
             hardware.close()
         loop.stop()
         store.close()
 
     return Box(app, socketio, hub, loop, store, services, games, hardware, close)
+
+
+def _loop_answers(loop: Any, timeout_s: float = 2.0) -> bool:
+    """The game loop is alive: it took a no-op command off its queue and answered (with a
+    refusal) in time. The systemd watchdog is fed only then, so a hung loop is restarted."""
+    from appliance.engine import Command
+
+    try:
+        loop.submit(Command("__health__")).result(timeout_s)
+    except Exception:
+        return False
+    return True
 
 
 def _library(data: Path) -> Any:
