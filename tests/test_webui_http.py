@@ -345,3 +345,32 @@ def test_serve_feeds_the_systemd_watchdog(tmp_path: Path, monkeypatch: pytest.Mo
     finally:
         box.close()
         sock.close()
+
+
+def test_wifi_change_is_asked_of_the_box_setup_tool(tmp_path: Path) -> None:
+    """On a real box the access point belongs to the set-up tool (root): the admin page
+    writes a request beside the settings and shows the settings the tool wrote back."""
+    k = make_kit(tmp_path, simulate=False)
+    try:
+        c, _ = login(k)
+        r = c.post("/admin/settings", data={"box_name": "Svoyak", "ssid": "Club",
+                                            "password": "short"})
+        assert r.status_code == 400 and not (tmp_path / "wifi-request.json").exists()
+        r = c.post("/admin/settings", data={"box_name": "Svoyak", "ssid": "Club",
+                                            "password": "a long password"})
+        assert r.status_code == 200
+        request = json.loads((tmp_path / "wifi-request.json").read_text())
+        assert request == {"ssid": "Club", "password": "a long password"}
+        assert (tmp_path / "wifi-request.json").stat().st_mode & 0o777 == 0o600
+        assert k.services.settings.get()["wifi"]["ssid"] == ""  # not applied yet
+        # The tool applies it and rewrites settings.json: the idle screen follows.
+        time.sleep(0.01)
+        data = json.loads((tmp_path / "settings.json").read_text())
+        data["wifi"] = {"ssid": "Club", "password": "a long password"}
+        (tmp_path / "settings.json").write_text(json.dumps(data))
+        assert "Club" in c.get("/board").get_data(as_text=True)
+        # A later save keeps what the tool wrote.
+        c.post("/admin/settings", data={"volume": "0.5"})
+        assert json.loads((tmp_path / "settings.json").read_text())["wifi"]["ssid"] == "Club"
+    finally:
+        k.close()

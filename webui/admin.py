@@ -52,8 +52,20 @@ def save_settings() -> Any:
     changes: dict[str, Any] = {}
     if "box_name" in f:
         changes["box_name"] = f["box_name"].strip()[:40] or "Svoyak"
+    message = "admin.saved"
     if "ssid" in f:
-        changes["wifi"] = {"ssid": f["ssid"].strip()[:32], "password": f.get("password", "")[:63]}
+        ssid, password = f["ssid"].strip(), f.get("password", "")
+        current = services().settings.get()["wifi"]
+        if (ssid, password) != (current.get("ssid", ""), current.get("password", "")):
+            if not 1 <= len(ssid.encode()) <= 32 or not 8 <= len(password) <= 63:
+                return _back("admin.wifi_bad", 400)
+            # The access point belongs to the box's set-up tool (root): ask it. In the
+            # simulator there is none, so the settings change at once.
+            services().settings.request_wifi(ssid, password)
+            if services().simulate:
+                changes["wifi"] = {"ssid": ssid, "password": password}
+            else:
+                message = "admin.wifi_requested"
     if "volume" in f:
         try:
             volume = min(max(float(f["volume"]), 0.0), 1.0)
@@ -68,7 +80,7 @@ def save_settings() -> Any:
         changes["casual_buzzer"] = f.get("casual_buzzer") == "on"
     services().settings.update(changes)
     hub().broadcast()
-    return _back("admin.saved")
+    return _back(message)
 
 
 @bp.post("/pin")

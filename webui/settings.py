@@ -14,6 +14,9 @@ from pathlib import Path
 from typing import Any
 
 FILENAME = "settings.json"
+# The admin page asks the box's set-up tool (root, provisioning/roles/hotspot) to change the
+# access point through this file; the tool applies it and writes the result back here.
+WIFI_REQUEST = "wifi-request.json"
 
 DEFAULTS: dict[str, Any] = {
     "box_name": "Svoyak",
@@ -51,6 +54,7 @@ class Settings:
     def __init__(self, data_dir: str | os.PathLike[str]):
         self.path = Path(data_dir) / FILENAME
         self._lock = threading.Lock()
+        self._mtime: int | None = None
         self._data = self._load()
         if not self._data.get("pin"):
             self._data["pin"] = new_pin()  # set on first start
@@ -59,6 +63,7 @@ class Settings:
     def _load(self) -> dict[str, Any]:
         if not self.path.exists():
             return deepcopy(DEFAULTS)
+        self._mtime = self.path.stat().st_mtime_ns
         try:
             stored = json.loads(self.path.read_text("utf-8"))
         except (OSError, ValueError) as e:
@@ -76,13 +81,26 @@ class Settings:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.path)
+        self._mtime = self.path.stat().st_mtime_ns
+
+    def _fresh(self) -> None:
+        """Re-read the file if another program changed it (the box's set-up tool writes the
+        Wi-Fi details it applied); call with the lock held."""
+        try:
+            mtime = self.path.stat().st_mtime_ns
+        except FileNotFoundError:
+            return
+        if mtime != self._mtime:
+            self._data = self._load()
 
     def get(self) -> dict[str, Any]:
         with self._lock:
+            self._fresh()
             return deepcopy(self._data)
 
     def update(self, changes: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
+            self._fresh()
             self._data = _merge(self._data, changes)
             self._write()
             return deepcopy(self._data)
@@ -90,7 +108,17 @@ class Settings:
     @property
     def pin(self) -> str:
         with self._lock:
+            self._fresh()
             return str(self._data["pin"])
+
+    def request_wifi(self, ssid: str, password: str) -> None:
+        """Ask for a new Wi-Fi name and password (see WIFI_REQUEST)."""
+        path = self.path.parent / WIFI_REQUEST
+        tmp = path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({"ssid": ssid, "password": password}, f, ensure_ascii=False)
+        os.replace(tmp, path)
 
     def public(self) -> dict[str, Any]:
         """What any screen may know: never the PIN."""
