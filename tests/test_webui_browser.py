@@ -346,6 +346,8 @@ def test_tv_round_with_a_false_start_a_cat_and_an_auction(browser: Any, server: 
     wait(board, "v.view.question.auction.turn === 1")
     fill_form(host, "bid", {"amount": "700"})
     wait(board, "v.view.question.auction.bid === 700 && v.view.question.auction.turn === 0")
+    host.wait_for_timeout(300)
+    assert host.locator("#toast").is_hidden()  # each form sent once: no refused repeat
     click_choice(host, "pass", "Анна")
     wait(board, "v.view.phase === 'answering'")
     assert board.locator("#answerer-name").inner_text() == "Борис"
@@ -443,6 +445,8 @@ def test_final_bets_and_answers_from_phones(browser: Any, server: Server) -> Non
             field.fill(amount)
             phone.click("[data-action=bet] button[type=submit]")
             phone.wait_for_selector("#sent", state="visible")
+            phone.wait_for_timeout(200)
+            assert phone.locator("#toast").is_hidden() and phone.is_visible("#sent")
         wait(board, "v.view.phase === 'writing'")
         for seat, text in enumerate(["Тайна Анны", "Тайна Бориса", "Тайна Веры"]):
             phone = phones[seat]

@@ -147,6 +147,9 @@ function actionButton(text, key, onFire, confirm, cls) {
 }
 
 function renderActions(container, actions, fire) {
+  // Unchanged actions keep their buttons: no re-render under a finger about to tap.
+  const sig = JSON.stringify(actions);
+  if (container._sig === sig && container._fire === fire) return container._keys;
   // A view arriving while the host types a bid or a score must not wipe the field.
   const saved = {};
   container.querySelectorAll("[data-field]").forEach((i) => { saved[i.dataset.field] = i.value; });
@@ -200,7 +203,8 @@ function renderActions(container, actions, fire) {
       inputs[name] = [input, spec];
       form.append(el("label", {}, el("span", {text: t("arg." + name) !== "arg." + name ? t("arg." + name) : name}), input));
     }
-    const submit = actionButton(t("host.send"), a.key, () => form.requestSubmit(), false, "send");
+    // A submit button: the browser submits the form (after checking the fields) by itself.
+    const submit = actionButton(t("host.send"), a.key, () => {}, false, "send");
     submit.type = "submit";
     form.append(submit);
     form.addEventListener("submit", (ev) => {
@@ -218,6 +222,9 @@ function renderActions(container, actions, fire) {
     const again = focused && form.querySelector(`[data-field="${CSS.escape(focused)}"]`);
     if (again) again.focus();
   });
+  container._sig = sig;
+  container._fire = fire;
+  container._keys = keys;
   return keys;
 }
 

@@ -55,8 +55,7 @@ function render(data) {
 
   const {main, rare, presses} = split((data.actions || []).filter((a) => a.type !== "choose" || !v.board));
   renderBoardPick(v, data.actions || []);
-  keymap = renderActions($("actions"), main, fire);
-  Object.assign(keymap, renderActions($("rare"), rare, fire));
+  keymap = {...renderActions($("actions"), main, fire), ...renderActions($("rare"), rare, fire)};
   $("more").hidden = rare.length === 0;
   renderSim(v, presses, data);
   $("race-toggle").classList.toggle("primary", !!data.ui.race_shown);

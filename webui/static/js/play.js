@@ -32,16 +32,19 @@ function render(data) {
   buzz.classList.toggle("armed", !!v.may_press || !!v.lamp);
   const acts = (data.actions || []).filter((a) => a.type !== "press");
   $("my-actions").hidden = acts.length === 0;
-  renderActions($("actions"), acts, async (cmd) => {
-    const res = await send(socket, "player_command", cmd, toast);
-    $("sent").hidden = !res.ok;
-  });
+  renderActions($("actions"), acts, sendMine);
   const box = $("scores");
   box.replaceChildren();
   for (const p of players(v)) {
     box.append(el("div", {class: "score-row" + (p.seat === seat ? " answering" : "")},
       el("span", {text: p.name}), el("span", {class: "score", text: p.score})));
   }
+}
+
+async function sendMine(cmd) {
+  $("sent").hidden = true;
+  const res = await send(socket, "player_command", cmd, toast);
+  $("sent").hidden = !res.ok;
 }
 
 function renderSeats(v, data) {
