@@ -97,11 +97,27 @@ def base_tree(log=print) -> Path:
     return base
 
 
+def remove_tree(tree: Path) -> None:
+    if tree.exists():
+        subprocess.run(["rm", "-rf", "--one-file-system", str(tree)], check=True)
+
+
+def run_dir() -> Path:
+    """This process's working tree in the cache; trees left by processes that died are
+    removed first, so a killed run costs disk only until the next one."""
+    cache = cache_dir()
+    for old in cache.glob("run-*"):
+        pid = old.name.removeprefix("run-")
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            remove_tree(old)
+    remove_tree(cache / "run")  # the shared tree of earlier versions of this test
+    return cache / f"run-{os.getpid()}"
+
+
 def fresh_copy(dest: Path) -> Path:
     """A fresh copy of the base tree at dest (replacing what was there)."""
     base = base_tree()
-    if dest.exists():
-        subprocess.run(["rm", "-rf", "--one-file-system", str(dest)], check=True)
+    remove_tree(dest)
     subprocess.run(["cp", "-a", str(base), str(dest)], check=True)
     return dest
 

@@ -202,16 +202,20 @@ def tree(tmp_path_factory):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist),
                     str(ROOT)], check=True, capture_output=True)
     wheel = next(dist.glob("svoyak-*.whl"))
-    root = chroot.fresh_copy(chroot.cache_dir() / "run")
+    # One tree per test process: two runs at once (a developer's and CI's) never share it.
+    root = chroot.fresh_copy(chroot.run_dir())
     firmware = root / "boot/firmware"
     firmware.mkdir(parents=True)
     (firmware / "config.txt").write_text("[all]\narm_64bit=1\n")
     (firmware / "cmdline.txt").write_text(
         "console=serial0,115200 console=tty1 root=PARTUUID=0a1b2c3d-02 rootfstype=ext4 "
         "fsck.repair=yes rootwait cfg80211.ieee80211_regdom=GB\n")
-    first = play(root, wheel)
-    second = play(root, wheel)
-    return root, first, second
+    try:
+        first = play(root, wheel)
+        second = play(root, wheel)
+        yield root, first, second
+    finally:
+        chroot.remove_tree(root)
 
 
 def recap(out: str) -> tuple[int, ...]:

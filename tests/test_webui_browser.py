@@ -262,6 +262,7 @@ def test_tv_round_with_a_false_start_a_cat_and_an_auction(browser: Any, server: 
     wait(board, "v.rules === 'tv' && v.view.phase === 'pick_chooser'")
     click_choice(host, "pick_chooser", "Анна")
     wait(board, "v.view.phase === 'choose'")
+    wait(host, "v.view.phase === 'choose'")  # each page gets its own frame, in any order
     # The board: six themes of five values; the host taps a cell on its own copy.
     assert board.locator("#grid .row").count() == 6
     assert board.locator("#grid .row").first.locator(".cell").first.inner_text() == "100"
@@ -273,6 +274,7 @@ def test_tv_round_with_a_false_start_a_cat_and_an_auction(browser: Any, server: 
     # 1. A normal question with a false start.
     host.click("#board-pick button[data-cell='0:0']")
     wait(board, "v.view.phase === 'reading'")
+    wait(host, "v.view.phase === 'reading'")
     q_text = view(host)["view"]["question"]["text"]
     answer = view(host)["view"]["question"]["answer"]["right"][0]
     assert board.locator("#qscreen .text").inner_text() == q_text.strip()
@@ -303,6 +305,7 @@ def test_tv_round_with_a_false_start_a_cat_and_an_auction(browser: Any, server: 
     # 2. A cat in the bag: given to Борис, who picks its value; no text on the board.
     host.click("#board-pick button[data-cell='1:2']")
     wait(board, "v.view.phase === 'cat_give'")
+    wait(host, "v.view.phase === 'cat_give'")
     assert board.locator(".kind-banner").inner_text() == "Кот в мешке"
     cat = view(host)["view"]["question"]
     assert cat["text"] and cat["answer"]["right"]
@@ -327,6 +330,7 @@ def test_tv_round_with_a_false_start_a_cat_and_an_auction(browser: Any, server: 
         wait(board, f"v.view.players[{seat}].score === {score}")
     host.click("#board-pick button[data-cell='4:3']")
     wait(board, "v.view.phase === 'auction'")
+    wait(host, "v.view.phase === 'auction'")
     assert board.locator(".kind-banner").inner_text() == "Аукцион"
     lot = view(host)["view"]["question"]
     # A view arriving while the host types a bid keeps what was typed.
@@ -339,13 +343,16 @@ def test_tv_round_with_a_false_start_a_cat_and_an_auction(browser: Any, server: 
     assert amount.input_value() == "800"
     fill_form(host, "bid", {"amount": "500"})
     wait(board, "v.view.question.auction.bid === 500")
+    wait(host, "v.view.question.auction.bid === 500")
     assert "500 — Анна" in board.locator(".board-auction").inner_text()
     turn = view(board)["view"]["question"]["auction"]["turn"]
     assert turn == 2  # the next word goes to the smaller score: Вера
     click_choice(host, "pass", "Вера")
     wait(board, "v.view.question.auction.turn === 1")
+    wait(host, "v.view.question.auction.turn === 1")
     fill_form(host, "bid", {"amount": "700"})
     wait(board, "v.view.question.auction.bid === 700 && v.view.question.auction.turn === 0")
+    wait(host, "v.view.question.auction.bid === 700 && v.view.question.auction.turn === 0")
     host.wait_for_timeout(300)
     assert host.locator("#toast").is_hidden()  # each form sent once: no refused repeat
     click_choice(host, "pass", "Анна")
