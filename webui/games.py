@@ -85,45 +85,11 @@ class Games:
             if demo is None:
                 raise Refused("Нет такого пакета.", "No such package.", "no_package")
             return {"players": players, "package": demo.removesuffix(".json"), **extra}
-        package = self.package_json(package_id, rules)
-        if rules == "battle":
-            main, extra_themes = battle_themes(package, stage)
-            return {"players": players, "themes": main, "extra_themes": extra_themes, **extra}
-        return {"players": players, "package": package, **extra}
+        # The whole package goes into the setup, so the log replays without the library;
+        # each engine takes what it plays from it (the battle: themes by stage).
+        return {"players": players, "package": self.package_json(package_id, rules), **extra}
 
     def start(self, rules: str, players: list[str], package_id: str | None,
               options: dict[str, Any] | None = None) -> int:
         setup = self.setup(rules, players, package_id, options)
         return int(self.loop.new_game(rules, setup).result(10))
-
-
-def battle_themes(package: dict[str, Any], stage: str | None = None
-                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """A package's themes as the sport engine takes them (five questions each, in order):
-    (main, extra). As for the built-in packages, rounds named «Дополнительные…»/"extra…"
-    give the extra themes, a theme is red when its name or comment says so or its prices are
-    the doubled ones, and the stage decides how many main themes are played."""
-    from appliance.sport.battle import STAGE_THEMES, VALUES
-
-    main: list[dict[str, Any]] = []
-    extra: list[dict[str, Any]] = []
-    for rnd in package.get("rounds", []):
-        if rnd.get("final"):
-            continue
-        is_extra = any(w in str(rnd.get("name", "")).lower() for w in ("дополнительн", "extra"))
-        for t in rnd.get("themes", []):
-            qs = t.get("questions", [])[:5]
-            if len(qs) < 5:
-                continue
-            words = f"{t.get('name', '')} {t.get('comment', '')}".lower()
-            prices = [int(q.get("price") or 0) for q in qs]
-            red = "красн" in words or "red" in words.split() or max(prices) > VALUES[-1]
-            (extra if is_extra else main).append({
-                "name": t.get("name") or "?", "red": red, "questions": [
-                    {"text": "\n".join(i["value"] for i in q.get("content", [])
-                                       if i.get("type") == "text"),
-                     "answer": "; ".join(q.get("right") or []),
-                     "comment": q.get("comment", "")} for q in qs]})
-    if stage in STAGE_THEMES:
-        main = main[:STAGE_THEMES[stage]]
-    return main, extra
