@@ -34,13 +34,14 @@ SEPARATIONS_NS = {"1us": 1_000, "10us": 10_000, "100us": 100_000, "1ms": 1_000_0
 
 
 def _spin_until(t_ns: int) -> None:
-    """Sleep most of the way, then spin: sleep alone overshoots by ~0.1 ms."""
+    """Sleep most of the way, then spin: sleep alone overshoots by ~0.1 ms. The spin yields
+    the GIL on every turn (sleep(0)); a plain busy loop would hold the loop thread off for
+    up to the interpreter's 5 ms switch interval, which no GPIO callback does."""
     while True:
         left = t_ns - time.monotonic_ns()
         if left <= 0:
             return
-        if left > 300_000:
-            time.sleep((left - 200_000) / 1e9)
+        time.sleep((left - 200_000) / 1e9 if left > 300_000 else 0)
 
 
 def _battle_setup() -> dict:
