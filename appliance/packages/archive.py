@@ -71,6 +71,17 @@ def _is_symlink(info: zipfile.ZipInfo) -> bool:
     return info.create_system == 3 and stat.S_ISLNK(mode)
 
 
+
+def read_document(path: Path, limits: Limits) -> bytes:
+    """A whole package document (a bare JSON or a text package) from disk, refused above the
+    document size limit before a byte of it is read."""
+    try:
+        if path.stat().st_size > limits.max_xml_bytes:
+            raise PackageError(f"{path.name}: larger than {limits.max_xml_bytes >> 20} MB")
+        return path.read_bytes()
+    except OSError as e:
+        raise PackageError(f"{path.name}: cannot read the file ({e.strerror})") from e
+
 class SafeZip:
     """A zip archive checked against `Limits` on open; entries are read as streams.
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from appliance.packages import jsonform
-from appliance.packages.archive import Limits, PackageError, SafeZip
+from appliance.packages.archive import Limits, PackageError, SafeZip, read_document
 from appliance.packages.loaded import Loaded, guess_mime
 from appliance.packages.media import is_hash
 from appliance.packages.model import Item, Package
@@ -101,12 +101,7 @@ def load_json(path: str | Path, limits: Limits | None = None) -> Loaded:
     """A bare JSON package (no media files)."""
     path = Path(path)
     limits = limits or Limits()
-    try:
-        if path.stat().st_size > limits.max_xml_bytes:
-            raise PackageError(f"{path.name}: larger than {limits.max_xml_bytes >> 20} MB")
-        data = path.read_bytes()
-    except OSError as e:
-        raise PackageError(f"{path.name}: cannot read the file ({e.strerror})") from e
+    data = read_document(path, limits)
     package = _parse(data, path.name)
     _drop_unavailable(package, set(), path.name)
     return Loaded(package=package, format="svoyak", source=path)

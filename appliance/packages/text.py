@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from appliance.packages.archive import Limits, PackageError
+from appliance.packages.archive import Limits, PackageError, read_document
 from appliance.packages.loaded import Loaded
 from appliance.packages.model import Item, ItemType, Package, Question, Round, Theme
 
@@ -403,12 +403,7 @@ def parse(text: str, where: str = "package.txt") -> Package:
 def load(path: str | Path, limits: Limits | None = None) -> Loaded:
     path = Path(path)
     limits = limits or Limits()
-    try:
-        if path.stat().st_size > limits.max_xml_bytes:
-            raise PackageError(f"{path.name}: larger than {limits.max_xml_bytes >> 20} MB")
-        data = path.read_bytes()
-    except OSError as e:
-        raise PackageError(f"{path.name}: cannot read the file ({e.strerror})") from e
+    data = read_document(path, limits)
     if b"\x00" in data[:4096]:
         raise PackageError(f"{path.name}: a binary file, not a text package")
     package = parse(decode(data, path.name), path.name)
