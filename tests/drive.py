@@ -4,6 +4,7 @@ legal `Action` into a complete command with hypothesis choosing the arguments.""
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from hypothesis import strategies as st
@@ -43,3 +44,15 @@ def command_from(action: Action, data: st.DataObject, t_ns: int) -> Command:
     args = {name: data.draw(arg_strategy(spec), label=f"{action.type}.{name}")
             for name, spec in action.args.items()}
     return Command(action.type, t_ns, args, action.by, t_ns)
+
+
+def settle(lp, clock):
+    """Wait until the loop has fed every deadline the clock has passed."""
+    limit = time.monotonic() + 2
+    while time.monotonic() < limit:
+        rules, state = lp.snapshot()
+        d = rules.next_deadline(state)
+        if d is None or d > clock():
+            return
+        time.sleep(0.001)
+    raise AssertionError("the loop did not feed a due deadline")

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 import tiny_engine
-from drive import FakeClock, command_from
+from drive import FakeClock, command_from, settle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -339,18 +339,6 @@ def test_engine_registry():
         del engines.REGISTRY["ghost"]
     assert engines.get("tiny") is tiny_engine
     assert {"battle", "tv"} <= set(engines.names())
-
-
-def settle(lp, clock):
-    """Wait until the loop has fed every deadline the clock has passed."""
-    limit = time.monotonic() + 2
-    while time.monotonic() < limit:
-        rules, state = lp.snapshot()
-        d = rules.next_deadline(state)
-        if d is None or d > clock():
-            return
-        time.sleep(0.001)
-    raise AssertionError("the loop did not feed a due deadline")
 
 
 @settings(max_examples=40, deadline=None,

@@ -7,12 +7,11 @@ import io
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import tiny_engine
-from drive import FakeClock, arg_strategy
+from drive import FakeClock, arg_strategy, settle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -203,17 +202,6 @@ def test_lines_out_of_arrival_order_and_bad_lines_are_refused_not_fatal(tmp_path
 
 
 # -- the stored log of any legal battle is the loop's state --------------------------------------
-def settle(lp, clock):
-    limit = time.monotonic() + 2
-    while time.monotonic() < limit:
-        rules, state = lp.snapshot()
-        d = rules.next_deadline(state)
-        if d is None or d > clock():
-            return
-        time.sleep(0.001)
-    raise AssertionError("the loop did not feed a due deadline")
-
-
 BATTLE = {"players": ["Аня", "Борис", "Вера"],
           "themes": [{"name": "Столицы"}, {"name": "Реки", "red": True}],
           "extra_themes": [{"name": "Горы"}]}
