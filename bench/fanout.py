@@ -20,9 +20,7 @@ import multiprocessing as mp
 import os
 import re
 import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -35,28 +33,9 @@ import requests
 import socketio
 import websocket
 
+from webui import localserver
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(data: Path, port: int) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "appliance.cli", "serve", "--simulate", "--no-demo", "--data",
-         str(data), "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True)
-    for _ in range(200):
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/board", timeout=1).close()
-            return proc
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit("server did not start")
 
 
 def mem_kb(pid: int, key: str) -> int:
@@ -149,11 +128,11 @@ def main() -> int:
     ap.add_argument("--players", type=int, default=30)
     ap.add_argument("--procs", type=int, default=4, help="client processes")
     args = ap.parse_args()
-    port = free_port()
+    port = localserver.free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
-        proc = start_server(data, port)
+        proc = localserver.start(data, port, "--no-demo")
         try:
             pin = json.loads((data / "settings.json").read_text())["pin"]
             http = requests.Session()

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from webui import localserver
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import provisioning_chroot as chroot  # noqa: E402
 
@@ -284,12 +286,6 @@ def test_svoyak_help_runs_in_the_virtualenv(tree):
     assert "usage: svoyak" in r.stdout and "serve" in r.stdout
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_installed_server_says_ready_and_answers_probes(tree):
     """The unit is Type=notify: the installed server must send READY=1 on NOTIFY_SOCKET.
     Then a phone's probe under a foreign name is sent to the portal (not followed: the
@@ -297,7 +293,7 @@ def test_installed_server_says_ready_and_answers_probes(tree):
     root, _, _ = tree
     sock_path = root / "run/svoyak-test-notify.sock"
     sock_path.unlink(missing_ok=True)
-    port = free_port()
+    port = localserver.free_port()
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as notify:
         notify.bind(str(sock_path))
         notify.settimeout(90)

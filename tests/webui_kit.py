@@ -6,17 +6,14 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
-import sys
-import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from appliance.loop import GameLoop
 from appliance.store import Store, db_path
+from webui import localserver
 from webui.app import Services, create_app
 from webui.games import Games
 from webui.settings import Settings
@@ -76,18 +73,12 @@ def views(client: Any) -> list[dict[str, Any]]:
 
 # --- a real server --------------------------------------------------------------------------
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Server:
     """`svoyak serve --simulate` in a subprocess on a free loopback port."""
 
     def __init__(self, data: Path, port: int | None = None, *extra: str):
         self.data = data
-        self.port = port or free_port()
+        self.port = port or localserver.free_port()
         self.extra = extra
         self.proc: subprocess.Popen[str] | None = None
         self.base = f"http://127.0.0.1:{self.port}"
@@ -95,20 +86,12 @@ class Server:
     def start(self) -> Server:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.log = open(self.data.parent / f"server-{self.port}.log", "a")  # noqa: SIM115
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "appliance.cli", "serve", "--simulate", "--data",
-             str(self.data), "--host", "127.0.0.1", "--port", str(self.port), *self.extra],
-            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT, text=True,
-            start_new_session=True)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(self.base + "/board", timeout=2) as r:
-                    if r.status == 200:
-                        return self
-            except OSError:
-                time.sleep(0.2)
-        raise RuntimeError("server did not start: " + self.output())
+        try:
+            self.proc = localserver.start(self.data, self.port, *self.extra, stdout=self.log,
+                                          env=env)
+        except RuntimeError as e:
+            raise RuntimeError(f"{e}: {self.output()}") from e
+        return self
 
     def output(self) -> str:
         return (self.data.parent / f"server-{self.port}.log").read_text()

@@ -10,24 +10,18 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
 
+from webui import localserver
+
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _serve(data: Path, port: int) -> subprocess.Popen[bytes]:
@@ -35,17 +29,7 @@ def _serve(data: Path, port: int) -> subprocess.Popen[bytes]:
     (data / "settings.json").write_text(json.dumps(
         {"pin": "2468", "box_name": "Svoyak", "host_url": "http://svoyak.local/host",
          "wifi": {"ssid": "Svoyak-7F3A", "password": "quiz-night-42"}}))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "appliance.cli", "serve", "--simulate", "--no-demo", "--data",
-         str(data), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    for _ in range(150):
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/board", timeout=1).close()
-            return proc
-        except OSError:
-            time.sleep(0.2)
-    raise SystemExit("the server did not start")
+    return localserver.start(data, port, "--no-demo")
 
 
 def _press(base: str, seat: int) -> None:
@@ -64,7 +48,7 @@ def shoot(out: Path) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
     out.mkdir(parents=True, exist_ok=True)
-    port = _port()
+    port = localserver.free_port()
     base = f"http://127.0.0.1:{port}"
     written: list[Path] = []
     with tempfile.TemporaryDirectory() as tmp:
