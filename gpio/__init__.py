@@ -20,13 +20,22 @@ from typing import Any
 from appliance import engine
 
 from .buttons import Buttons, Edge, HostButton, PlayerButton
-from .factory import Choice, TickPin, choose, mock_factory, ticks_to_ns
+from .factory import (
+    WIRING_SECTION,
+    Choice,
+    GpioUnavailable,
+    TickPin,
+    choose,
+    mock_factory,
+    ticks_to_ns,
+)
 from .outputs import Outputs
 from .pinmap import PinMap, PinMapError, resolve
 
 __all__ = [
-    "Buttons", "Choice", "Edge", "Hardware", "HostButton", "Outputs", "PinMap", "PinMapError",
-    "PlayerButton", "TickPin", "choose", "mock_factory", "start", "ticks_to_ns",
+    "WIRING_SECTION", "Buttons", "Choice", "Edge", "Fault", "GpioUnavailable", "Hardware",
+    "HostButton", "Outputs", "PinMap", "PinMapError", "PlayerButton", "TickPin", "choose",
+    "mock_factory", "start", "ticks_to_ns",
 ]
 
 
@@ -85,6 +94,32 @@ class Hardware:
                 part.close()
 
 
+class Fault:
+    """The buttons that could not start, in `Hardware`'s place for the screens.
+
+    `status()` has the same shape as `Hardware.status()` plus ``fault``: ``kind`` ("gpio":
+    the chip cannot be opened; "pins": the pin map is invalid), ``reason`` and ``check``
+    (the wiring doc section), which the host's banner shows. No seat, no simulator.
+    """
+
+    simulated = False
+
+    def __init__(self, error: BaseException) -> None:
+        self.kind = "pins" if isinstance(error, PinMapError) else "gpio"
+        if isinstance(error, GpioUnavailable):
+            self.reason = error.reason
+        else:
+            self.reason = str(error) or type(error).__name__
+
+    def status(self) -> dict[str, Any]:
+        return {"factory": None, "simulated": False, "warnings": [], "pins": None,
+                "seats": [], "stuck": [], "outputs": {},
+                "fault": {"kind": self.kind, "reason": self.reason, "check": WIRING_SECTION}}
+
+    def close(self) -> None:
+        pass
+
+
 def start(submit: Callable[[engine.Command], Any], subscribe: Callable[..., Any],
           pins_path: str | os.PathLike[str] | None = None, simulate: bool = False, *,
           data_dir: str | os.PathLike[str] | None = None,
@@ -93,8 +128,9 @@ def start(submit: Callable[[engine.Command], Any], subscribe: Callable[..., Any]
     """Wire the hardware to a game loop: presses go to `submit`, outputs follow `subscribe`.
 
     The pin map is `pins_path`, else DATA/pins.toml, else the built-in map (raises
-    `PinMapError` for a bad map). lgpio on a Pi; the mock factory with `simulate` or off a
-    Pi (then ``status()["warnings"]`` says why).
+    `PinMapError` for a bad map). lgpio, or `GpioUnavailable` when the chip cannot be
+    opened; the mock factory only with `simulate`. The caller shows either error through
+    `Fault` (never falls back to simulated buttons by itself).
     """
     pin_map = resolve(pins_path, data_dir)
     hw = Hardware(pin_map, submit, choice or choose(simulate), on_status=on_status)

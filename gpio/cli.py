@@ -52,8 +52,13 @@ def _test(args: argparse.Namespace) -> int:
     pin_map = _load(args)
     if pin_map is None:
         return 2
-    selftest.run(pin_map, factory.choose(args.simulate), step_s=args.step,
-                 seconds=args.seconds)
+    try:
+        choice = factory.choose(args.simulate)
+    except factory.GpioUnavailable as e:
+        print(f"svoyak: {e}\nsvoyak: GPIO недоступен: {e.reason}; проводные кнопки "
+              f"отключены (см. {e.check}). Without GPIO: --simulate", file=sys.stderr)
+        return 3
+    selftest.run(pin_map, choice, step_s=args.step, seconds=args.seconds)
     return 0
 
 

@@ -11,9 +11,10 @@ A float of seconds carries 53 bits, so the round trip is exact for ticks below 1
 of uptime) and within 1 ns up to 1e16 ns (116 days) (measured: 200,000 random ticks per
 decade), far below the microsecond accuracy of the interrupt timestamp itself.
 
-Anywhere else (a laptop, CI, ``--simulate``) pins come from gpiozero's `MockFactory` with
-`TickPin`, a mock pin that can deliver an edge stamped with an exact tick, exactly as lgpio
-would: ``pin.edge(level, t_ns)``.
+With ``--simulate`` (a laptop, CI) pins come from gpiozero's `MockFactory` with `TickPin`,
+a mock pin that can deliver an edge stamped with an exact tick, exactly as lgpio would:
+``pin.edge(level, t_ns)``. Without it, a GPIO chip that cannot be opened is an error
+(`GpioUnavailable`), never a quiet switch to mock pins.
 """
 
 from __future__ import annotations
@@ -85,6 +86,25 @@ class TickPin(MockPin):
         self.edge(active_low, time.monotonic_ns() if t_ns is None else t_ns)
 
 
+# Where a club finds what to check; the host's banner and `svoyak buttons test` name it.
+WIRING_SECTION = "docs/wiring.md, «When the buttons do not start»"
+
+
+class GpioUnavailable(RuntimeError):
+    """The GPIO chip cannot be opened (no lgpio, no /dev/gpiochip*, no permission, lgpio's
+    notification files not writable) and the simulator was not asked for.
+
+    Never swallowed into simulated buttons: a box whose wired buttons silently do nothing
+    loses the evening. ``reason`` is the underlying error, ``check`` what to look at.
+    """
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        self.check = WIRING_SECTION
+        super().__init__(f"the GPIO pins cannot be used: {reason}; wired buttons are off "
+                         f"(check {WIRING_SECTION})")
+
+
 @dataclass(frozen=True, slots=True)
 class Choice:
     """The factory in use, its name for the host's screen, and why a mock was chosen."""
@@ -103,10 +123,12 @@ def mock_factory() -> MockFactory:
 
 
 def choose(simulate: bool = False) -> Choice:
-    """lgpio on a Raspberry Pi; the mock factory with `--simulate` or when lgpio is missing.
+    """The mock factory with `--simulate`; otherwise lgpio, or `GpioUnavailable`.
 
-    Falling back is reported (``warning``), never silent: a club that plugged buttons into a
-    box without GPIO access must see it on the host's screen before the game.
+    lgpio is opened here, not later: its chip handle and its notification pipe (a file
+    ``.lgd-nfy*`` made in ``LG_WD`` or the working directory, then opened by a path relative
+    to the working directory) fail now or never. The unit gives the service a writable
+    working directory for exactly this (provisioning/roles/app).
     """
     if simulate:
         return Choice(mock_factory(), "mock")
@@ -115,6 +137,6 @@ def choose(simulate: bool = False) -> Choice:
 
         return Choice(LGPIOFactory(), "lgpio")
     except Exception as e:  # ImportError off a Pi; lgpio.error without /dev/gpiochip access
-        why = f"no GPIO ({type(e).__name__}: {e}); buttons are simulated"
-        log.warning(why)
-        return Choice(mock_factory(), "mock", why)
+        why = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        log.error("GPIO unavailable: %s (check %s)", why, WIRING_SECTION)
+        raise GpioUnavailable(why) from e

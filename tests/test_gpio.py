@@ -439,15 +439,60 @@ def test_no_press_from_a_pin_outside_the_map():
         h.close()
 
 
-def test_pin_factory_choice_falls_back_to_mock_with_a_warning():
-    assert gpio.choose(simulate=True).name == "mock"
-    c = gpio.choose(simulate=False)
+def _no_gpio_here() -> bool:
     try:
-        import lgpio  # noqa: F401
-    except ImportError:
-        assert c.name == "mock" and c.simulated and "no GPIO" in c.warning
-    else:  # pragma: no cover - only on a Raspberry Pi
-        assert c.name in ("lgpio", "mock")
+        from gpiozero.pins.lgpio import LGPIOFactory
+
+        LGPIOFactory().close()
+    except Exception:
+        return True
+    return False  # pragma: no cover - only on a Raspberry Pi with the chip
+
+
+needs_no_gpio = pytest.mark.skipif(not _no_gpio_here(),
+                                   reason="this machine has a usable GPIO chip")
+
+
+def test_simulate_gives_the_mock_factory():
+    c = gpio.choose(simulate=True)
+    assert c.name == "mock" and c.simulated and c.warning is None
+
+
+@needs_no_gpio
+def test_pin_factory_never_falls_back_to_the_simulator_silently(caplog):
+    """Without --simulate a box whose GPIO chip cannot be opened must say so, not quietly
+    hand out simulated buttons (the first club evening would have no button at all)."""
+    with caplog.at_level("ERROR"), pytest.raises(gpio.GpioUnavailable) as e:
+        gpio.choose(simulate=False)
+    assert e.value.reason and "wiring.md" in e.value.check
+    assert "wired buttons are off" in str(e.value)
+    assert any("GPIO unavailable" in r.message for r in caplog.records)  # the journal
+    with pytest.raises(gpio.GpioUnavailable):
+        gpio.start(lambda c: None, lambda fn, inline=False: None, simulate=False)
+
+
+@needs_no_gpio
+def test_buttons_test_without_gpio_exits_non_zero_with_the_reason(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "appliance.cli", "buttons", "test",
+                          "--step", "0", "--seconds", "0"], input="q\n",
+                         capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert "the GPIO pins cannot be used" in run.stderr and "wiring.md" in run.stderr
+    assert "GPIO недоступен" in run.stderr
+    assert "PRESS" not in run.stdout
+
+
+def test_fault_status_names_the_kind_reason_and_section(tmp_path):
+    (tmp_path / "pins.toml").write_text('buttons = ["GPIO17"]\nlamp = "GPIO17"\n')
+    with pytest.raises(gpio.PinMapError) as e:
+        gpio.start(lambda c: None, lambda fn, inline=False: None, simulate=True,
+                   data_dir=tmp_path)
+    status = gpio.Fault(e.value).status()
+    assert status["fault"]["kind"] == "pins" and "used twice" in status["fault"]["reason"]
+    assert status["simulated"] is False and status["seats"] == []
+    chip = gpio.Fault(gpio.GpioUnavailable("FileNotFoundError: /dev/gpiochip0")).status()
+    assert chip["fault"] == {"kind": "gpio", "reason": "FileNotFoundError: /dev/gpiochip0",
+                             "check": gpio.WIRING_SECTION}
 
 
 # -- the self-test ----------------------------------------------------------------------------

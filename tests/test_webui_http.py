@@ -272,6 +272,29 @@ def test_serve_wires_loop_buttons_and_web_ui(tmp_path: Path) -> None:
         again.close()
 
 
+def test_serve_without_gpio_shows_the_host_why_the_buttons_are_off(tmp_path: Path) -> None:
+    """Without --simulate and without a usable GPIO chip (this machine), the box serves the
+    screens, never hands out simulated buttons, and the host's view carries the fault that
+    its banner shows (kind, reason, the wiring doc section)."""
+    from webui.cli import build
+
+    box = build(tmp_path, simulate=False, pins=None, demo=False)
+    try:
+        assert box.hardware is None and not box.hub.simulate
+        fc = box.app.test_client()
+        fc.post("/login", data={"pin": box.services.settings.pin})
+        host = box.socketio.test_client(box.app, flask_test_client=fc, auth={"role": "host"})
+        views = [m["args"][0] for m in host.get_received() if m["name"] == "view"]
+        assert views, "no view for the host"
+        fault = views[-1]["hardware"]["fault"]
+        assert fault["kind"] == "gpio" and fault["reason"] and "wiring.md" in fault["check"]
+        board = box.socketio.test_client(box.app, auth={"role": "board"})
+        assert "hardware" not in [m["args"][0] for m in board.get_received()
+                                  if m["name"] == "view"][-1]
+    finally:
+        box.close()
+
+
 FIXTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures" / "siq"
 
 

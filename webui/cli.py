@@ -66,15 +66,21 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool) -> Box:
     services.extras["export_game"] = lambda g: _export(store, g)
     hardware = None
     loop.start()
-    try:
-        import gpio
+    import gpio
 
+    fault = None
+    try:
         hardware = gpio.start(loop.submit, loop.subscribe, pins_path=pins, simulate=simulate,
                               data_dir=data)
         services.extras["hardware"] = hardware
-    except Exception:
-        logging.getLogger("svoyak").exception("buttons unavailable; screens only")
+    except Exception as e:  # GpioUnavailable, PinMapError, or a pin that cannot be claimed
+        # Screens only, and the host's banner says why (never silently simulated buttons).
+        logging.getLogger("svoyak").error("wired buttons off: %s", e)
+        fault = gpio.Fault(e)
+        services.extras["hardware"] = fault
     app, socketio, hub = create_app(services)
+    if fault is not None:
+        hub.hardware_status = fault.status
     if hardware is not None:
         hw = hardware
         hub.press_fn = lambda seat, by: hw.press(seat, None, by)

@@ -43,7 +43,9 @@ function render(data) {
   $("short-word").hidden = !(v.short_word && ["open", "answering"].includes(v.phase));
   const hw = (data.hardware && data.hardware.warnings) || [];
   const stuck = ((data.hardware && data.hardware.seats) || []).filter((s) => s.stuck).map((s) => playerName(v, s.seat));
-  const warn = hw.concat(stuck.length ? [t("host.stuck", {who: stuck.join(", ")})] : []);
+  const fault = data.hardware && data.hardware.fault;
+  const warn = (fault ? [t("host.hw_fault." + fault.kind, fault)] : []).concat(hw,
+    stuck.length ? [t("host.stuck", {who: stuck.join(", ")})] : []);
   $("hw-warnings").hidden = warn.length === 0 || (data.hardware && data.hardware.simulated && stuck.length === 0);
   $("hw-warnings").textContent = warn.join(" · ");
 
