@@ -1,15 +1,31 @@
-"""Fan-out latency of the web UI: a real `svoyak serve --simulate` on loopback with 1 host,
-1 board and 30 player Socket.IO clients (WebSocket transport). For each question the host
-announces the value, then a press is injected through the simulator's hook; we time from
-just before the injection to the moment each of the 32 clients holds the view that names
-the answerer. Figures: p50 and p99 over all (question, client) pairs, the slowest client per
-question, and the server's resident memory (gunicorn arbiter + worker) after the run.
+"""Fan-out latency of the web UI against its floor, for several numbers of phones.
 
-The press goes through the same path as a wired button (GPIO adapter → game loop → commit
-to SQLite with synchronous=FULL → notifier → one view per room); the arbiter's settle
-window (5 ms by default) is part of every figure. Targets: p99 < 50 ms, RSS < 100 MB.
+For each count of phones (``--phones 10,30,60,120``) two servers run side by side on
+loopback, both the way the box deploys them (`webui.server.Server`: gunicorn, one gthread
+worker):
 
-    .venv/bin/python bench/fanout.py [--questions 40] [--players 30]
+- the real `svoyak serve --simulate`, with 1 host, 1 board and N phones spread over the three
+  seats; for each question the host announces the value, a press is injected through the
+  simulator's hook (the GPIO adapter's path: settle window of 5 ms, commit with
+  synchronous=FULL, the views), and we time from just before the injection to the moment each
+  client holds the view naming the answerer;
+- the floor (`bench/bare_broadcast.py`): a bare Flask-SocketIO server with the same clients
+  in the same rooms, which on ``POST /fire`` broadcasts the very frames the real server sent
+  for a question (captured in the same run), timed the same way.
+
+Questions alternate between the two, so both see the same load. Figures per count: p50 and
+p99 over all (question, client) pairs, the floor's p99 and the ratio; the real server's
+memory after its run: PSS (``/proc/PID/smaps_rollup``: each page divided by the number of
+processes sharing it, so the gunicorn arbiter and its forked worker together count shared
+pages once) and RSS (``VmRSS``: every resident page of each process, summed over both, so
+shared pages count twice). The clients are minimal Socket.IO clients on raw WebSockets in
+their own processes, so the measuring side takes as little as possible of the cores it
+shares with the servers. Load average (1 min) is printed with each count. JSON last.
+
+Targets (issue 15): ratio_p99 <= 1.3 at 30 and 60 phones; 120 phones connect and are served;
+PSS <= 100 MB at 60 phones.
+
+    .venv/bin/python bench/fanout.py [--phones 10,30,60,120] [--questions 40]
 """
 
 from __future__ import annotations
@@ -21,6 +37,7 @@ import os
 import re
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -29,26 +46,35 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-import requests
-import socketio
-import websocket
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from webui import localserver
+import contextlib
+
+import requests  # noqa: E402
+import socketio  # noqa: E402
+import websocket  # noqa: E402
+
+from webui import localserver  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+ANSWERING = re.compile(r'"answering": ?(\d+)')
+QUESTION = re.compile(r'"question_index": ?(\d+)')
 
 
 def mem_kb(pid: int, key: str) -> int:
-    """VmRSS from status, or Pss from smaps_rollup (shared pages counted once)."""
+    """VmRSS from status, or Pss from smaps_rollup, in kB (0 if the process is gone)."""
     path = Path(f"/proc/{pid}/status" if key == "VmRSS" else f"/proc/{pid}/smaps_rollup")
-    for line in path.read_text().splitlines():
-        if line.startswith(key + ":"):
-            return int(line.split()[1])
+    try:
+        for line in path.read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
     return 0
 
 
-def server_rss_mb(root_pid: int) -> dict[str, float]:
-    """RSS of the server process and its children (the gunicorn worker)."""
+def server_memory(root_pid: int) -> dict[str, float]:
+    """PSS and RSS of the server process and its children (the gunicorn worker), in MB."""
     pids = [root_pid]
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -56,30 +82,25 @@ def server_rss_mb(root_pid: int) -> dict[str, float]:
                 stat = (entry / "stat").read_text()
             except OSError:
                 continue
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-            if ppid == root_pid:
+            if int(stat.rsplit(")", 1)[1].split()[1]) == root_pid:
                 pids.append(int(entry.name))
     rss = {pid: mem_kb(pid, "VmRSS") / 1024 for pid in pids}
     pss = {pid: mem_kb(pid, "Pss") / 1024 for pid in pids}
-    return {"arbiter_rss_mb": round(rss[root_pid], 1),
-            "worker_rss_mb": round(sum(v for p, v in rss.items() if p != root_pid), 1),
-            "rss_sum_mb": round(sum(rss.values()), 1),
-            "pss_total_mb": round(sum(pss.values()), 1)}
-
-
-ANSWERING = re.compile(r'"answering": ?(\d+)')
-QUESTION = re.compile(r'"question_index": ?(\d+)')
+    return {"pss_mb": round(sum(pss.values()), 1), "rss_mb": round(sum(rss.values()), 1),
+            "arbiter_rss_mb": round(rss[root_pid], 1),
+            "worker_rss_mb": round(sum(v for p, v in rss.items() if p != root_pid), 1)}
 
 
 def lean_client(base: str, auth: dict[str, Any], cookie: str | None,
                 seen: dict[int, float], stop: threading.Event) -> websocket.WebSocket:
     """A minimal Socket.IO client over a raw WebSocket (Engine.IO v4 framing): it answers
-    pings and stamps each question's first view naming an answerer, looking only at two
-    fields, so the measuring side stays light (real phones parse on their own CPUs)."""
+    pings and stamps each question's first frame naming an answerer, looking only at two
+    fields (real phones parse on their own CPUs)."""
     url = base.replace("http://", "ws://") + "/socket.io/?EIO=4&transport=websocket"
     ws = websocket.create_connection(url, header=[f"Cookie: {cookie}"] if cookie else [],
-                                     timeout=10)
-    assert ws.recv().startswith("0")  # Engine.IO open
+                                     timeout=15)
+    if not ws.recv().startswith("0"):  # Engine.IO open
+        raise ConnectionError("no Engine.IO open packet")
     ws.send("40" + json.dumps(auth))  # Socket.IO connect with auth
     ws.settimeout(None)
 
@@ -101,20 +122,28 @@ def lean_client(base: str, auth: dict[str, Any], cookie: str | None,
     return ws
 
 
-def client_worker(base: str, auths: list[dict[str, Any]], cookie: str | None,
-                  ready: Any, out: Any, stop_event: Any) -> None:
-    """Runs in its own process: connects its clients and reports, per client, when it first
-    saw each question's answerer (CLOCK_MONOTONIC, comparable across processes)."""
-    seen: list[dict[int, float]] = [{} for _ in auths]
+def client_worker(targets: list[tuple[str, str, dict[str, Any], str | None]], ready: Any,
+                  out: Any, stop_event: Any) -> None:
+    """Its own process: connects its clients (name of the server, base URL, auth, cookie)
+    and reports, per client, when it first saw each question's answerer (CLOCK_MONOTONIC,
+    comparable across processes). A client that cannot connect is reported as None."""
     stop = threading.Event()
-    sockets = [lean_client(base, auth, cookie if auth["role"] == "host" else None, seen[i],
-                           stop) for i, auth in enumerate(auths)]
-    ready.put(len(sockets))
+    seen: list[dict[int, float] | None] = []
+    sockets = []
+    for _name, base, auth, cookie in targets:
+        s: dict[int, float] = {}
+        try:
+            sockets.append(lean_client(base, auth, cookie, s, stop))
+            seen.append(s)
+        except Exception:
+            seen.append(None)
+    ready.put(sum(s is not None for s in seen))
     stop_event.wait()
     stop.set()
     for ws in sockets:
-        ws.close()
-    out.put(seen)
+        with contextlib.suppress(Exception):
+            ws.close()
+    out.put([(t[0], s) for t, s in zip(targets, seen, strict=True)])
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -122,17 +151,91 @@ def pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, max(0, round(p / 100 * (len(xs) - 1))))]
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--questions", type=int, default=40)
-    ap.add_argument("--players", type=int, default=30)
-    ap.add_argument("--procs", type=int, default=4, help="client processes")
-    args = ap.parse_args()
-    port = localserver.free_port()
-    base = f"http://127.0.0.1:{port}"
+def post(url: str, body: dict[str, Any]) -> None:
+    req = urllib.request.Request(url, method="POST", data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    urllib.request.urlopen(req, timeout=10).close()
+
+
+def capture_frames(base: str, cookie: str, host: socketio.Client, q: int) -> dict[str, Any]:
+    """Play question `q` once with one extra client per room and keep, per room, the frame
+    that named the answerer: the payloads the floor broadcasts."""
+    frames: dict[str, Any] = {"host": None}
+    got = threading.Event()
+
+    def keeper(room: str):
+        def on_view(data: Any) -> None:
+            if (data.get("view") or {}).get("answering") is not None:
+                frames[room] = data
+                if all(v is not None for v in frames.values()):
+                    got.set()
+        return on_view
+
+    host.on("view", keeper("host"))
+    extra = []
+    for room, auth in [("board", {"role": "board"})] + [
+            (f"player:{s}", {"role": "player", "seat": s}) for s in range(3)]:
+        frames[room] = None
+        c = socketio.Client(reconnection=False)
+        c.on("view", keeper(room))
+        c.connect(base, auth=auth, transports=["websocket"], wait_timeout=10)
+        extra.append(c)
+    assert host.call("command", {"type": "announce"}, timeout=10)["ok"]
+    post(base + "/api/sim/press", {"player": q % 3})
+    if not got.wait(5):
+        raise SystemExit("capture: not every room got a frame naming the answerer")
+    assert host.call("command", {"type": "judge", "verdict": "right"}, timeout=10)["ok"]
+    assert host.call("command", {"type": "next"}, timeout=10)["ok"]
+    host.on("view", lambda data: None)
+    for c in extra:
+        c.disconnect()
+    return frames
+
+
+def start_bare(port: int) -> subprocess.Popen[Any]:
+    proc = subprocess.Popen([sys.executable, str(ROOT / "bench" / "bare_broadcast.py"),
+                             "--port", str(port)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/board", timeout=2):
+                return proc
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError("the bare broadcast server did not start")
+
+
+def stop_group(proc: subprocess.Popen[Any]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(15)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def latencies(t0s: list[float], seen: list[dict[int, float]], first_q: int
+              ) -> tuple[list[float], int]:
+    """Every (question, client) delay in ms, and the count of frames that never came."""
+    out: list[float] = []
+    missing = 0
+    for i, t0 in enumerate(t0s):
+        for s in seen:
+            if first_q + i in s:
+                out.append((s[first_q + i] - t0) * 1000)
+            else:
+                missing += 1
+    return out, missing
+
+
+def run_count(phones: int, questions: int, procs: int) -> dict[str, Any]:
+    port, bare_port = localserver.free_port(), localserver.free_port()
+    base, bare = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{bare_port}"
+    load = [round(os.getloadavg()[0], 2)]
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         proc = localserver.start(data, port, "--no-demo")
+        bare_proc = start_bare(bare_port)
         try:
             pin = json.loads((data / "settings.json").read_text())["pin"]
             http = requests.Session()
@@ -146,66 +249,92 @@ def main() -> int:
                                          "package": "demo:battle",
                                          "options": {"stage": "final"}}, timeout=10)
             assert res["ok"], res
+            post(bare + "/payloads", capture_frames(base, cookie, host, 0))
             auths = [{"role": "host"}, {"role": "board"}] + [
-                {"role": "player", "seat": i % 3} for i in range(args.players)]
+                {"role": "player", "seat": i % 3} for i in range(phones)]
+            targets = [(name, url, a, cookie if a["role"] == "host" and name == "real"
+                        else None) for name, url in (("real", base), ("bare", bare))
+                       for a in auths]
             ctx = mp.get_context("spawn")
             ready, out, stop = ctx.Queue(), ctx.Queue(), ctx.Event()
-            groups = [auths[i::args.procs] for i in range(args.procs)]
-            procs = [ctx.Process(target=client_worker, args=(base, g, cookie, ready, out, stop))
-                     for g in groups if g]
-            for p in procs:
-                p.start()
-            n_clients = sum(ready.get(timeout=60) for _ in procs)
+            groups = [targets[i::procs] for i in range(procs)]
+            workers = [ctx.Process(target=client_worker, args=(g, ready, out, stop))
+                       for g in groups if g]
+            for w in workers:
+                w.start()
+            connected = sum(ready.get(timeout=120) for _ in workers)
             time.sleep(0.5)
-            t0s: list[float] = []
-            for q in range(args.questions):
+            t_real: list[float] = []
+            t_bare: list[float] = []
+            for q in range(1, questions + 1):
                 assert host.call("command", {"type": "announce"}, timeout=10)["ok"]
                 time.sleep(0.05)
                 t0 = time.monotonic()
-                req = urllib.request.Request(
-                    base + "/api/sim/press", method="POST",
-                    data=json.dumps({"player": q % 3}).encode(),
-                    headers={"Content-Type": "application/json"})
-                urllib.request.urlopen(req, timeout=5).close()
-                t0s.append(t0)
+                post(base + "/api/sim/press", {"player": q % 3})
+                t_real.append(t0)
                 time.sleep(0.25)  # every client has it well before this (checked below)
                 assert host.call("command", {"type": "judge", "verdict": "right"},
                                  timeout=10)["ok"]
                 assert host.call("command", {"type": "next"}, timeout=10)["ok"]
                 time.sleep(0.05)
+                t0 = time.monotonic()
+                post(bare + "/fire", {"q": q})
+                t_bare.append(t0)
+                time.sleep(0.25)
+                load.append(round(os.getloadavg()[0], 2))
             stop.set()
-            seen = [s for _ in procs for s in out.get(timeout=60)]
-            for p in procs:
-                p.join(10)
+            reports = [r for _ in workers for r in out.get(timeout=60)]
+            for w in workers:
+                w.join(10)
             host.disconnect()
-            latencies: list[float] = []
-            slowest: list[float] = []
-            for q, t0 in enumerate(t0s):
-                got = [(s[q] - t0) * 1000 for s in seen if q in s]
-                if len(got) != n_clients:
-                    raise SystemExit(f"question {q}: only {len(got)} of {n_clients} clients "
-                                     "got the update")
-                latencies += got
-                slowest.append(max(got))
-            memory = server_rss_mb(proc.pid)
+            memory = server_memory(proc.pid)
         finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(15)
-    result = {
-        "bench": "fanout", "clients": n_clients, "client_processes": args.procs,
-        "questions": args.questions, "load_average_1m": os.getloadavg()[0],
-        "p50_ms": round(statistics.median(latencies), 2),
-        "p99_ms": round(pct(latencies, 99), 2),
-        "max_ms": round(max(latencies), 2),
-        "slowest_client_p50_ms": round(statistics.median(slowest), 2),
-        "slowest_client_per_question_ms": [round(x, 1) for x in slowest],
-        "rss": memory,
-        "targets": {"p99_ms": 50, "rss_mb": 100},
+            stop_group(proc)
+            stop_group(bare_proc)
+    real = [s for name, s in reports if name == "real" and s is not None]
+    floor = [s for name, s in reports if name == "bare" and s is not None]
+    lat, missing = latencies(t_real, real, 1)
+    base_lat, base_missing = latencies(t_bare, floor, 1)
+    expected = len(auths)
+    result: dict[str, Any] = {
+        "clients": expected, "connected": len(real), "baseline_connected": len(floor),
+        "served": len(real) == expected and missing == 0,
+        "frames_missing": missing, "baseline_frames_missing": base_missing,
+        "p50_ms": round(statistics.median(lat), 2) if lat else None,
+        "p99_ms": round(pct(lat, 99), 2) if lat else None,
+        "max_ms": round(max(lat), 2) if lat else None,
+        "baseline_p50_ms": round(statistics.median(base_lat), 2) if base_lat else None,
+        "baseline_p99_ms": round(pct(base_lat, 99), 2) if base_lat else None,
+        **memory,
+        "load_average_1m": {"min": min(load), "max": max(load)},
     }
-    print(f"{len(latencies)} deliveries to {n_clients} clients over {args.questions} "
-          f"questions: p50 {result['p50_ms']} ms, p99 {result['p99_ms']} ms, "
-          f"max {result['max_ms']} ms; server memory {memory['pss_total_mb']} MB PSS "
-          f"(RSS: arbiter {memory['arbiter_rss_mb']}, worker {memory['worker_rss_mb']})")
+    result["ratio_p99"] = (round(result["p99_ms"] / result["baseline_p99_ms"], 2)
+                           if lat and base_lat else None)
+    assert connected == len(real) + len(floor)
+    return result
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--phones", default="10,30,60,120",
+                    help="comma-separated counts of phones")
+    ap.add_argument("--questions", type=int, default=40, help="measured questions per count")
+    ap.add_argument("--procs", type=int, default=4, help="client processes")
+    args = ap.parse_args()
+    counts = [int(x) for x in args.phones.split(",") if x.strip()]
+    result: dict[str, Any] = {"bench": "fanout", "questions": args.questions,
+                              "client_processes": args.procs, "cpus": os.cpu_count()}
+    for n in counts:
+        r = run_count(n, args.questions, args.procs)
+        result[str(n)] = r
+        print(f"{n:>4} phones: {r['connected']}/{r['clients']} connected, served "
+              f"{r['served']}; p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms; floor p99 "
+              f"{r['baseline_p99_ms']} ms; ratio {r['ratio_p99']}; PSS {r['pss_mb']} MB, "
+              f"RSS {r['rss_mb']} MB; load {r['load_average_1m']}", flush=True)
+    result["pss_mb"] = {str(n): result[str(n)]["pss_mb"] for n in counts}
+    result["rss_mb"] = {str(n): result[str(n)]["rss_mb"] for n in counts}
+    result["targets"] = {"ratio_p99": 1.3, "at_phones": [30, 60], "pss_mb_at_60": 100,
+                         "phones_served": 120}
     print(json.dumps(result))
     return 0
 
