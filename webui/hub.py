@@ -4,6 +4,9 @@ from the engine's `view(state, role)`, buttons from `legal_actions(state)`.
 
 Rooms: "host", "board", "player:N" (a seated phone), "lobby" (a phone with no seat yet).
 Every (re)connect gets the full view for its role at once, then updates after each commit.
+One committed update is one `Frame`: each part (a role's view, the legal actions) is
+computed at most once, and only if an occupied room receives it. Frames are bounded: the
+growing lists of a view carry their last page; the host asks for older pages (`history`).
 """
 
 from __future__ import annotations
@@ -25,9 +28,15 @@ log = logging.getLogger("svoyak.webui")
 
 SUBMIT_TIMEOUT_S = 5.0
 # Host-only message names: anything else arriving from a non-host socket is refused.
-HOST_ONLY = ("command", "new_game", "ui")
+HOST_ONLY = ("command", "new_game", "ui", "history")
 # Commands a phone may send for its own seat when the engine lists them for that seat.
 SELF_ACTIONS = ("bet", "write")
+# Frames carry the last HISTORY_PAGE entries of these growing lists of a view (and of any
+# action's choices longer than MAX_CHOICES); the host's `history` pages through the rest.
+HISTORY_KEYS = ("judgements", "corrections")
+HISTORY_PAGE = 20
+MAX_CHOICES = 40
+MAX_HISTORY_PAGE = 200
 # A state due to be replaced within this long is held back (see `_on_update`).
 COALESCE_NS = 15_000_000
 FALLBACK_S = 0.05
@@ -88,6 +97,141 @@ def refusal(ru: str, en: str, code: str = "refused") -> dict[str, Any]:
     return {"ok": False, "refused": {"code": code, "ru": ru, "en": en}}
 
 
+def seat_actions(seat: int, actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What a phone may send for its own seat: actions the engine gives to players
+    (not presses: those take the press path), and a secret bet or written answer the
+    engine lists for this seat (the rules let it be entered on the tablet or the phone).
+    Choices of "player" are narrowed to this seat."""
+    out = []
+    for a in actions:
+        if a["type"] == "press":
+            continue
+        choices = a["args"].get("player")
+        for_me = isinstance(choices, list) and any(c.get("value") == seat for c in choices)
+        if a["by"] in ("player", f"player:{seat}") or (a["type"] in SELF_ACTIONS and for_me):
+            args = dict(a["args"])
+            if isinstance(choices, list):
+                if not for_me:
+                    continue
+                args["player"] = [c for c in choices if c.get("value") == seat]
+            out.append({**a, "args": args})
+    return out
+
+
+def bounded_view(view: dict[str, Any]) -> dict[str, Any]:
+    """A view with its history lists cut to the last `HISTORY_PAGE` entries (the host has
+    the whole list one `history` request away), so a frame does not grow with the game.
+    The engine's own copy of the legal actions is dropped: the host's frame carries them."""
+    out = {k: v for k, v in view.items() if k != "actions"}
+    for key in HISTORY_KEYS:
+        items = out.get(key)
+        if isinstance(items, list) and len(items) > HISTORY_PAGE:
+            out[key] = items[-HISTORY_PAGE:]
+            out[f"{key}_total"] = len(items)
+    return out
+
+
+def bounded_actions(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Actions whose list of choices grows with the game (a judgement to change) keep the
+    last `HISTORY_PAGE` choices, with the full count in ``args_total``."""
+    out = []
+    for a in actions:
+        long = {k: v for k, v in a["args"].items()
+                if isinstance(v, list) and len(v) > MAX_CHOICES}
+        if long:
+            a = {**a, "args": {**a["args"], **{k: v[-HISTORY_PAGE:] for k, v in long.items()}},
+                 "args_total": {k: len(v) for k, v in long.items()}}
+        out.append(a)
+    return out
+
+
+class Frame:
+    """One committed update as the screens see it. Built once per update and shared by every
+    room: each part is computed on first use and kept, so a part no room receives (the
+    legal actions when only boards are connected) is never computed, and a part several
+    rooms receive (the board's view for the board and the lobby) is computed once."""
+
+    def __init__(self, hub: Hub, snapshot: tuple[Any, Any] | None, game: int | None):
+        self.hub = hub
+        self.game = hub.loop.current if game is None else game
+        self.ui = hub.ui.to_json()
+        self.box = {"simulate": hub.simulate, "phone_buzzer": hub.phone_buzzer()}
+        self._views: dict[str, dict[str, Any] | None] = {}
+        self._actions: list[dict[str, Any]] | None = None
+        self._host_actions: list[dict[str, Any]] | None = None
+        self._hardware: dict[str, Any] | None = None
+        if self.game is None:
+            return
+        self.rules, self.state = snapshot or hub.loop.snapshot(self.game)
+        self.finished = hub.loop.is_finished(self.game)
+        self.summary = self.rules.summary(self.state) if self.finished else None
+        self.now = hub.loop.now(self.game)
+        deadline = None if self.finished else self.rules.next_deadline(self.state)
+        self.deadline_ms = None if deadline is None else max((deadline - self.now) // 1_000_000,
+                                                             0)
+
+    def view(self, role: str) -> dict[str, Any] | None:
+        """The engine's view for `role`, or None when the state has no such seat."""
+        if role not in self._views:
+            try:
+                v: dict[str, Any] | None = self.rules.view(self.state, role)
+            except Refused:
+                v = None
+            if v is not None:
+                v = bounded_view(v)
+            self._views[role] = v
+        return self._views[role]
+
+    def actions(self) -> list[dict[str, Any]]:
+        """The actions of the very state shown (an update may trail the loop by a commit)."""
+        if self._actions is None:
+            legal = [] if self.finished else [*self.rules.legal_actions(self.state),
+                                              END_GAME_ACTION]
+            self._actions = [a.to_json() for a in legal]
+        return self._actions
+
+    def hardware(self) -> dict[str, Any] | None:
+        if self._hardware is None and self.hub.hardware_status is not None:
+            try:
+                self._hardware = self.hub.hardware_status()
+            except Exception:  # a status problem must not hide the game
+                log.exception("hardware status failed")
+        return self._hardware
+
+    def payload(self, client: Client) -> dict[str, Any]:
+        out: dict[str, Any] = {"role": client.role, "seat": client.seat, "game": self.game,
+                               "ui": self.ui, "box": self.box}
+        if client.role == "host" and self.hub.hardware_status is not None:
+            hw = self.hardware()
+            if hw is not None:
+                out["hardware"] = hw
+        if self.game is None:
+            return out
+        out["rules"] = self.rules.NAME
+        out["finished"] = self.finished
+        view = self.view(client.view_role)
+        if view is None:  # a phone kept a seat the new game does not have: show the board
+            out["seat"] = None
+            view = self.view("board")
+        out["view"] = view
+        if self.finished:
+            out["summary"] = self.summary
+        question = view.get("question") if view is not None else None
+        media_type = self.hub.media_type
+        if media_type is not None and isinstance(question, dict) and question.get("media"):
+            out["media_types"] = {h: media_type(h) for h in question["media"]
+                                  if isinstance(h, str)}
+        out["deadline_ms"] = self.deadline_ms
+        out["timers"] = {} if self.finished or view is None else timers(view, self.now)
+        if client.role == "host":  # the host may also enter a player's action for them
+            if self._host_actions is None:
+                self._host_actions = bounded_actions(self.actions())
+            out["actions"] = self._host_actions
+        elif client.role == "player" and client.seat is not None:
+            out["actions"] = seat_actions(client.seat, self.actions())
+        return out
+
+
 class Hub:
     """Connects the game loop to the screens. `start_game(rules, players, package_id)`
     is given by the composition root (it knows packages and setups)."""
@@ -124,67 +268,29 @@ class Hub:
 
     def payload(self, client: Client, snapshot: tuple[Any, Any] | None = None,
                 game: int | None = None) -> dict[str, Any]:
-        game = self.loop.current if game is None else game
-        box = {"simulate": self.simulate, "phone_buzzer": self.phone_buzzer()}
-        out: dict[str, Any] = {"role": client.role, "seat": client.seat, "game": game,
-                               "ui": self.ui.to_json(), "box": box}
-        if client.role == "host" and self.hardware_status is not None:
-            try:
-                out["hardware"] = self.hardware_status()
-            except Exception:  # a status problem must not hide the game
-                log.exception("hardware status failed")
-        if game is None:
-            return out
-        rules, state = snapshot or self.loop.snapshot(game)
-        finished = self.loop.is_finished(game)
-        out["rules"] = rules.NAME
-        out["finished"] = finished
-        try:
-            out["view"] = rules.view(state, client.view_role)
-        except Refused:  # a phone kept a seat the new game does not have: show the board
-            out["seat"] = None
-            out["view"] = rules.view(state, "board")
-        if finished:
-            out["summary"] = rules.summary(state)
-        question = out["view"].get("question")
-        if self.media_type is not None and isinstance(question, dict) and question.get("media"):
-            out["media_types"] = {h: self.media_type(h) for h in question["media"]
-                                  if isinstance(h, str)}
-        deadline = None if finished else rules.next_deadline(state)
-        now = self.loop.now(game)
-        out["deadline_ms"] = None if deadline is None else max((deadline - now) // 1_000_000, 0)
-        out["timers"] = {} if finished else timers(out["view"], now)
-        # The actions of the very state shown (an update may trail the loop by a commit).
-        legal = [] if finished else [*rules.legal_actions(state), END_GAME_ACTION]
-        actions = [a.to_json() for a in legal]
-        if client.role == "host":
-            out["actions"] = actions  # the host may also enter a player's action for them
-        elif client.role == "player" and client.seat is not None:
-            out["actions"] = self._seat_actions(client.seat, actions)
-        return out
+        """The full frame for one client (a connect, a seat change)."""
+        return Frame(self, snapshot, game).payload(client)
 
     def _seat_actions(self, seat: int, actions: list[dict[str, Any]] | None = None
                       ) -> list[dict[str, Any]]:
-        """What a phone may send for its own seat: actions the engine gives to players
-        (not presses: those take the press path), and a secret bet or written answer the
-        engine lists for this seat (the rules let it be entered on the tablet or the phone).
-        Choices of "player" are narrowed to this seat."""
-        if actions is None:
-            actions = [a.to_json() for a in self.loop.legal_actions()]
-        out = []
-        for a in actions:
-            if a["type"] == "press":
-                continue
-            choices = a["args"].get("player")
-            for_me = isinstance(choices, list) and any(c.get("value") == seat for c in choices)
-            if a["by"] in ("player", f"player:{seat}") or (a["type"] in SELF_ACTIONS and for_me):
-                args = dict(a["args"])
-                if isinstance(choices, list):
-                    if not for_me:
-                        continue
-                    args["player"] = [c for c in choices if c.get("value") == seat]
-                out.append({**a, "args": args})
-        return out
+        return seat_actions(seat, actions if actions is not None
+                            else [a.to_json() for a in self.loop.legal_actions()])
+
+    def history(self, key: str, offset: int, limit: int) -> dict[str, Any]:
+        """A page of one of the host view's history lists (the frame carries only the last
+        `HISTORY_PAGE` entries), oldest first: ``{"items", "offset", "total"}``."""
+        if key not in HISTORY_KEYS:
+            return refusal("Нет такой истории.", "No such history.", "malformed")
+        game = self.loop.current
+        if game is None:
+            return refusal("Игра не начата.", "No game is running.", "no_game")
+        rules, state = self.loop.snapshot(game)
+        items = rules.view(state, "host").get(key)
+        items = items if isinstance(items, list) else []
+        offset = max(0, min(offset, len(items)))
+        limit = max(1, min(limit, MAX_HISTORY_PAGE))
+        return {"ok": True, "key": key, "items": items[offset:offset + limit],
+                "offset": offset, "total": len(items)}
 
     def _send_full(self, sid: str) -> None:
         client = self.clients.get(sid)
@@ -193,12 +299,21 @@ class Hub:
 
     def broadcast(self, cues: list[str] | None = None, events: list[dict] | None = None,
                   snapshot: tuple[Any, Any] | None = None, game: int | None = None) -> None:
-        """Send each occupied room its own view (computed once per room)."""
+        """Send each occupied room its own frame. What rooms share (the legal actions, the
+        deadline, the summary, each role's view) is computed once for the update, and only
+        when a room that receives it is occupied."""
         with self._lock:
             rooms = {c.room: c for c in self.clients.values()}
+        if not rooms:
+            return
+        try:
+            frame = Frame(self, snapshot, game)
+        except Exception:
+            log.exception("frame for game %s failed", game)
+            return
         for room, client in rooms.items():
             try:
-                data = self.payload(client, snapshot, game)
+                data = frame.payload(client)
             except Exception:  # one room's problem must not keep the others in the dark
                 log.exception("view for room %s failed", room)
                 continue
@@ -448,6 +563,18 @@ class Hub:
                 self.ui.paused = bool(data["paused"])
             self.broadcast()
             return {"ok": True}
+
+        @sio.on("history")
+        def on_history(data: Any) -> dict[str, Any]:
+            """Host only: ``{"key": "judgements", "offset": 0, "limit": 50}``."""
+            if (bad := self._refuse_non_host("history")) is not None:
+                return bad
+            data = data if isinstance(data, dict) else {}
+            offset, limit = data.get("offset", 0), data.get("limit", HISTORY_PAGE)
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (offset, limit)):
+                return refusal("Неверный запрос истории.", "Malformed history request.",
+                               "malformed")
+            return self.history(str(data.get("key")), offset, limit)
 
         @sio.on("*")
         def on_unknown(event: str, *_: Any) -> dict[str, Any]:
