@@ -1,0 +1,66 @@
+"""Entries and the CSV import: encodings, errors naming lines, duplicates with both lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from appliance.tournament.entries import EntriesError, Entry, entry, parse_csv, to_csv
+
+
+def test_utf8_and_windows_1251_read_the_same() -> None:
+    text = "name,team,city,rating\nАнна Иванова,Физтех,Долгопрудный,1500\nБорис,МГУ,,\n"
+    a = parse_csv(text.encode("utf-8"))
+    b = parse_csv(text.encode("cp1251"))
+    c = parse_csv(("\ufeff" + text).encode("utf-8"))
+    assert a == b == c == [Entry("Анна Иванова", "Физтех", "Долгопрудный", 1500.0),
+                           Entry("Борис", "МГУ", "", None)]
+
+
+def test_semicolons_russian_headers_and_any_column_order() -> None:
+    got = parse_csv("Команда;Имя;Рейтинг\nМГУ;Борис;12,5\n".encode("cp1251"))
+    assert got == [Entry("Борис", "МГУ", "", 12.5)]
+
+
+def test_every_bad_line_is_named() -> None:
+    data = ("name,team,city,rating\n"
+            "Анна,Физтех,,\n"
+            ",МГУ,,\n"
+            "Борис,,,\n"
+            "Вера,СПбГУ,,много\n"
+            "Гена,ВШЭ,,,лишнее\n").encode()
+    with pytest.raises(EntriesError) as err:
+        parse_csv(data)
+    lines = [p[0] for p in err.value.problems]
+    assert lines == [3, 4, 5, 6]
+    assert "строка 3: нет имени" in err.value.message_ru
+    assert "line 4: the team is empty" in err.value.message_en
+    assert "много" in err.value.message_en and "line 6" in err.value.message_en
+
+
+def test_duplicates_name_both_lines() -> None:
+    data = "name,team\nАнна Петрова,A\nБорис,B\nанна  петрова,C\n".encode()
+    with pytest.raises(EntriesError) as err:
+        parse_csv(data)
+    assert err.value.problems[0][0] == 4
+    assert "line 2" in err.value.message_en and "line 4" in err.value.message_en
+    assert "строке 2" in err.value.message_ru
+
+
+def test_unknown_or_missing_columns_are_refused() -> None:
+    with pytest.raises(EntriesError) as err:
+        parse_csv(b"name,squad\nA,B\n")
+    assert "squad" in err.value.message_en and "'team' is missing" in err.value.message_en
+    with pytest.raises(EntriesError):
+        parse_csv(b"")
+    with pytest.raises(EntriesError):
+        parse_csv(b"name,team\n")
+
+
+def test_entry_from_a_form_and_back_to_csv() -> None:
+    e = entry({"name": "  Анна   Петрова ", "team": "Физтех", "rating": "7"})
+    assert e == Entry("Анна Петрова", "Физтех", "", 7.0)
+    assert parse_csv(to_csv([e]).encode()) == [e]
+    with pytest.raises(EntriesError):
+        entry({"name": "x" * 101, "team": "t"})
+    with pytest.raises(EntriesError):
+        entry({"name": "x", "team": "t", "rating": float("nan")})
