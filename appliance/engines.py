@@ -15,6 +15,7 @@ from appliance.engine import Refused, Rules
 REGISTRY: dict[str, str | Any] = {
     "battle": "appliance.sport.battle",  # sport battle («бой»)
     "tv": "appliance.tv.game",  # the TV game
+    "tournament": "appliance.tournament.game",  # a sport tournament («турнир»)
 }
 
 _REQUIRED = ("initial", "decide", "evolve", "legal_actions", "next_deadline", "view", "summary")

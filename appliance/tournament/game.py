@@ -1,0 +1,82 @@
+"""The tournament as an engine («турнир»): the same shape as the battle and TV engines, so
+the box's game loop, session and SQLite log run it, replay it at start and export it.
+
+A tournament is one "game" in the log whose rules are ``tournament``; its battles are games
+of their own (rules ``battle``), linked by the ``game`` number in ``battle_started``. The
+tournament never reads a clock and has no deadlines: the lot's seed comes in the ``draw``
+command, the results in ``battle_result``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from appliance.engine import Action, Command, Event, Refused
+from appliance.tournament import stages as st
+from appliance.tournament.commands import HANDLERS, configure, no
+from appliance.tournament.folds import EVOLVERS
+from appliance.tournament.state import PLAYING, READY, Settings, Tournament
+from appliance.tournament.views import next_battles, summary, view
+
+NAME = "tournament"
+
+__all__ = ["NAME", "initial", "decide", "evolve", "legal_actions", "next_deadline", "view",
+           "summary"]
+
+
+def initial(setup: Mapping[str, Any]) -> Tournament:
+    """A tournament from ``{"title", "bracket", "final_ties"}`` (all optional)."""
+    if not isinstance(setup, Mapping):
+        raise no("Настройки турнира — словарь.", "The tournament setup must be an object.",
+                 "bad_setup")
+    state = Tournament()
+    args = {k: setup[k] for k in ("title", "bracket", "final_ties") if k in setup}
+    if args:
+        for e in configure(state, Command("configure", 0, args)):
+            state = evolve(state, e)
+    return state
+
+
+def decide(state: Tournament, command: Command) -> list[Event]:
+    handler = HANDLERS.get(command.type)
+    if handler is None:
+        raise Refused(f"Неизвестная команда турнира «{command.type}».",
+                      f"Unknown tournament command '{command.type}'.", "unknown")
+    if state.finished and command.type not in ("configure", "edit_entry"):
+        raise no("Турнир окончен.", "The tournament is over.", "finished")
+    return handler(state, command)
+
+
+def evolve(state: Tournament, event: Event) -> Tournament:
+    fold = EVOLVERS.get(event.type)
+    return fold(state, event) if fold else state
+
+
+def next_deadline(state: Tournament) -> int | None:
+    return None
+
+
+def legal_actions(state: Tournament) -> list[Action]:
+    acts = [Action("add_entry", "Добавить участника", "Add an entry"),
+            Action("import_entries", "Загрузить заявки (CSV)", "Import entries (CSV)")]
+    if not state.any_started() and len(state.active()) >= st.MIN_ENTRIES:
+        acts.append(Action("draw", "Жеребьёвка", "Draw", confirm=state.drawn))
+    for b in next_battles(state):
+        acts.append(Action("start_battle", f"Начать бой {b.drawn.number}",
+                           f"Start battle {b.drawn.number}", args={"battle": b.id}))
+    for b in state.battles:
+        if b.status == PLAYING:
+            acts.append(Action("replay_battle", f"Переиграть бой {b.drawn.number}",
+                               f"Replay battle {b.drawn.number}", args={"battle": b.id},
+                               confirm=True))
+        if b.status == READY:
+            acts.append(Action("walkover", f"Неявка в бою {b.drawn.number}",
+                               f"No-show in battle {b.drawn.number}",
+                               args={"battle": b.id, "players": list(b.present)},
+                               confirm=True))
+    return acts
+
+
+def settings_of(state: Tournament) -> Settings:
+    return state.settings

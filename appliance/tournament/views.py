@@ -1,0 +1,222 @@
+"""What screens and reports see of a tournament: the bracket, the next battle, places,
+per-player statistics. Pure functions of the state.
+
+**Places.** 1–3 come from the final (its winner, then the others by their final score;
+a tie for 2nd/3rd is shared unless the setting plays a playoff, whose order then decides).
+Everybody else is placed by the stage they reached, later stages first; within a stage the
+players who lost there are ordered by their points in that battle (extra themes included),
+equal points share the place, and a player who did not come (walkover) comes after those
+who played. A shared place is given as ``place``–``place_to`` (e.g. 4–5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from appliance.tournament import stages as st
+from appliance.tournament.state import (
+    DONE,
+    PLAYING,
+    PLAYOFF,
+    READY,
+    BattleState,
+    Line,
+    Tournament,
+)
+
+
+def _line_of(b: BattleState, entry: int) -> Line | None:
+    if b.result is None:
+        return None
+    return next((x for x in b.result.lines if x.entry == entry), None)
+
+
+def player_json(state: Tournament, entry: int | None) -> dict[str, Any] | None:
+    if entry is None:
+        return None
+    p = state.player(entry)
+    return {"entry": p.id, "name": p.entry.name, "team": p.entry.team, "city": p.entry.city,
+            "rating": p.entry.rating}
+
+
+def battle_json(state: Tournament, b: BattleState) -> dict[str, Any]:
+    seats = []
+    for i, e in enumerate(b.seats):
+        src = b.drawn.seats[i] if i < len(b.drawn.seats) else None
+        seat: dict[str, Any] = {"player": player_json(state, e),
+                                "from": src.winner_of if src else None,
+                                "absent": e is not None and e in b.absent}
+        line = _line_of(b, e) if e is not None else None
+        if line is not None:
+            seat.update(score=line.score, extra=line.extra)
+        seat["winner"] = b.result is not None and e == b.result.winner
+        seats.append(seat)
+    return {"id": b.id, "number": b.drawn.number, "stage": b.drawn.stage,
+            "status": b.status, "seats": seats, "feeds": b.drawn.feeds, "game": b.game,
+            "themes": list(b.themes), "walkover": bool(b.result and b.result.walkover)}
+
+
+def stages_json(state: Tournament) -> list[dict[str, Any]]:
+    if state.plan is None:
+        return []
+    out = []
+    for stage in state.plan.stages:
+        battles = [battle_json(state, b) for b in state.battles if b.drawn.stage == stage.key]
+        out.append({**stage.to_json(), "battles": battles})
+    return out
+
+
+def next_battles(state: Tournament, limit: int | None = None) -> list[BattleState]:
+    """Battles ready to start, in playing order (the call screen shows the first)."""
+    ready = [b for b in state.battles if b.status == READY]
+    return ready if limit is None else ready[:limit]
+
+
+def places(state: Tournament) -> list[dict[str, Any]]:
+    """Every placed player, best first (see the module docstring). Before the final only
+    the players already out have a place."""
+    if state.plan is None:
+        return []
+    out: list[dict[str, Any]] = []
+    above = 0
+    for stage in reversed(state.plan.stages):
+        battles = [b for b in state.battles if b.drawn.stage == stage.key and b.id != PLAYOFF]
+        if stage.key == st.FINAL:
+            ranked = _final_order(state, battles[0]) if battles else []
+        else:
+            ranked = _losers(battles)
+        if not ranked and stage.key == st.FINAL:
+            return []  # nothing is final before the final
+        for group in ranked:
+            for e in group:
+                out.append({"entry": e, "place": above + 1, "place_to": above + len(group),
+                            "stage": stage.key})
+            above += len(group)
+    return out
+
+
+def _final_order(state: Tournament, f: BattleState) -> list[list[int]]:
+    if f.result is None:
+        return []
+    res = f.result
+    playoff = state.battle(PLAYOFF)
+    if playoff is not None and playoff.result is not None:
+        rest = [e for e in res.order[1:] if e not in playoff.result.order]
+        return [[res.winner], *([e] for e in playoff.result.order), *([e] for e in rest)]
+    total = {x.entry: x.score + x.extra for x in res.lines}
+    others = [e for e in res.order if e != res.winner]
+    groups = _group(others, lambda e: (e in f.absent, -total.get(e, 0)))
+    return [[res.winner], *groups]
+
+
+def _losers(battles: Iterable[BattleState]) -> list[list[int]]:
+    rows: list[tuple[bool, int, int]] = []
+    for b in battles:
+        if b.result is None:
+            continue
+        total = {x.entry: x.score + x.extra for x in b.result.lines}
+        for e in b.seats:
+            if e is not None and e != b.result.winner:
+                rows.append((e in b.absent, -total.get(e, 0), e))
+    rows.sort()
+    return _group([r[2] for r in rows],
+                  lambda e: next((a, s) for a, s, x in rows if x == e))
+
+
+def _group(items: list[int], keyf: Any) -> list[list[int]]:
+    groups: list[list[int]] = []
+    last = object()
+    for e in items:
+        k = keyf(e)
+        if groups and k == last:
+            groups[-1].append(e)
+        else:
+            groups.append([e])
+        last = k
+    return groups
+
+
+def statistics(state: Tournament) -> dict[int, dict[str, Any]]:
+    """Per player across the tournament: battles, right, wrong, no answer, points, mean and
+    best reaction time (ms)."""
+    stats: dict[int, dict[str, Any]] = {}
+    weighted: dict[int, float] = {}
+    for b in state.battles:
+        if b.result is None or b.result.walkover:
+            continue
+        for x in b.result.lines:
+            s = stats.setdefault(x.entry, {"battles": 0, "right": 0, "wrong": 0, "silent": 0,
+                                           "points": 0, "extra": 0, "presses": 0,
+                                           "reaction_mean_ms": None, "reaction_best_ms": None})
+            s["battles"] += 1
+            for k in ("right", "wrong", "silent", "extra", "presses"):
+                s[k] += getattr(x, k)
+            s["points"] += x.score + x.extra
+            if x.reaction_mean_ms is not None and x.presses:
+                weighted[x.entry] = weighted.get(x.entry, 0.0) + x.reaction_mean_ms * x.presses
+            if x.reaction_best_ms is not None:
+                best = s["reaction_best_ms"]
+                s["reaction_best_ms"] = (x.reaction_best_ms if best is None
+                                         else min(best, x.reaction_best_ms))
+    for e, s in stats.items():
+        if s["presses"] and e in weighted:
+            s["reaction_mean_ms"] = round(weighted[e] / s["presses"], 1)
+    return stats
+
+
+def reached(state: Tournament) -> dict[int, str]:
+    """The latest stage each player sat in."""
+    out: dict[int, str] = {}
+    for b in state.battles:
+        for e in b.seats:
+            if e is not None and b.id != PLAYOFF:
+                out[e] = b.drawn.stage
+    return out
+
+
+def standings(state: Tournament) -> list[dict[str, Any]]:
+    """Places with names and statistics, the rows of the results CSV and table."""
+    stats = statistics(state)
+    out = []
+    for row in places(state):
+        p = player_json(state, row["entry"]) or {}
+        out.append({**row, **p, **stats.get(row["entry"], {"battles": 0})})
+    return out
+
+
+def view(state: Tournament, role: str) -> dict[str, Any]:
+    """``board`` and ``call`` (the TV), ``podium``, ``host``/``director`` (admin)."""
+    base: dict[str, Any] = {
+        "rules": "tournament", "title": state.settings.title, "drawn": state.drawn,
+        "bracket": state.plan.bracket if state.plan else None,
+        "byes": state.plan.byes if state.plan else None,
+        "stages": stages_json(state),
+        "playing": [b.id for b in state.battles if b.status == PLAYING],
+        "next": [b.id for b in next_battles(state, 3)],
+        "finished": state.finished,
+    }
+    if state.finished:
+        base["podium"] = [{**r, **(player_json(state, r["entry"]) or {})}
+                          for r in places(state) if r["place"] <= 3]
+    if role in ("host", "director"):
+        base["entries"] = [{**(player_json(state, p.id) or {}), "withdrawn": p.withdrawn}
+                           for p in state.players]
+        base["settings"] = state.settings.to_json()
+        base["seed"] = state.seed
+        base["standings"] = standings(state)
+    return base
+
+
+def summary(state: Tournament) -> dict[str, Any]:
+    return {"rules": "tournament", "title": state.settings.title, "seed": state.seed,
+            "bracket": state.plan.bracket if state.plan else None,
+            "finished": state.finished, "standings": standings(state),
+            "stages": stages_json(state)}
+
+
+def status_counts(state: Tournament) -> dict[str, int]:
+    out = {"waiting": 0, READY: 0, PLAYING: 0, DONE: 0}
+    for b in state.battles:
+        out[b.status] += 1
+    return out

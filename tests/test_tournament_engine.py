@@ -1,0 +1,201 @@
+"""The tournament engine: commands in, events out, refusals that change nothing, a whole
+tournament folded back from its SQLite log."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from appliance import engines
+from appliance.engine import Command, Refused, fold
+from appliance.session import Session
+from appliance.store import Store
+from appliance.tournament import game, views
+from appliance.tournament.state import DONE, PLAYOFF, READY, Tournament
+
+
+def cmd(type_: str, **args: Any) -> Command:
+    return Command(type_, 0, args)
+
+
+def step(state: Tournament, type_: str, **args: Any) -> Tournament:
+    return fold(game, state, game.decide(state, cmd(type_, **args)))
+
+
+def refused(state: Tournament, type_: str, **args: Any) -> Refused:
+    with pytest.raises(Refused) as err:
+        game.decide(state, cmd(type_, **args))
+    assert err.value.message_ru and err.value.message_en
+    return err.value
+
+
+def entered(n: int, teams: int = 10, **setup: Any) -> Tournament:
+    s = game.initial(setup)
+    rows = [{"name": f"Игрок {i}", "team": f"Команда {i % teams}", "city": "Город"}
+            for i in range(n)]
+    return step(s, "import_entries", entries=rows)
+
+
+def play(state: Tournament, rng: random.Random, *, tie_second: bool = False) -> Tournament:
+    """Play the ready battle with the lowest number with made-up scores."""
+    b = views.next_battles(state)[0]
+    state = step(state, "start_battle", battle=b.id,
+                 themes=[f"тема {len(state.used_themes) + i}" for i in range(2)])
+    k = len(b.present)
+    scores = rng.sample(range(-50, 300, 10), k)
+    if tie_second and k == 3:
+        scores = [200, 50, 50]
+    w = scores.index(max(scores))
+    lines = [{"score": s, "right": 3, "wrong": 1, "silent": 2, "presses": 4,
+              "reaction_mean_ms": 300.0 + i, "reaction_best_ms": 120.0 + i}
+             for i, s in enumerate(scores)]
+    return step(state, "battle_result", battle=b.id, winner=w, lines=lines)
+
+
+def test_entries_draw_and_a_whole_tournament_of_100() -> None:
+    rng = random.Random(1)
+    s = entered(100, teams=15)
+    s = step(s, "draw", seed=42)
+    assert s.plan is not None and s.plan.bracket == 81 and s.plan.byes == 71
+    assert len(s.battles) == 10 + 27 + 9 + 3 + 1
+    played = 0
+    while views.next_battles(s):
+        s = play(s, rng)
+        played += 1
+    assert played == 50 and s.finished
+    table = views.places(s)
+    assert len(table) == 100
+    assert [r["place"] for r in table[:3]] == [1, 2, 3] or table[1]["place"] == 2
+    assert {r["entry"] for r in table} == {p.id for p in s.players}
+    final = s.final
+    assert final is not None and final.result is not None
+    assert table[0]["entry"] == final.result.winner
+    # qualification losers come last (9·2 + 1 = 19 of them)
+    assert {r["stage"] for r in table[-19:]} == {"qualification"}
+    assert table[-20]["stage"] == "1/27"
+    stats = views.statistics(s)
+    winner = stats[final.result.winner]
+    assert winner["battles"] in (4, 5) and winner["right"] == 3 * winner["battles"]
+    assert views.view(s, "board")["podium"][0]["entry"] == final.result.winner
+
+
+def test_refusals_change_nothing() -> None:
+    s = entered(5, teams=5)
+    refused(s, "start_battle", battle="F")  # no draw yet
+    s2 = step(s, "draw", seed=1)
+    q = next(b for b in s2.battles if b.id == "Q1")
+    f = s2.final
+    assert f is not None
+    assert "not all known" in refused(s2, "start_battle", battle="F").message_en
+    assert refused(s2, "battle_result", battle=q.id, winner=0, lines=[]).code == "not_playing"
+    refused(s2, "withdraw_entry", entry=1)
+    s3 = step(s2, "start_battle", battle="Q1", themes=["A", "B"])
+    assert refused(s3, "draw", seed=2).code == "battles_started"
+    assert refused(s3, "start_battle", battle="Q1", themes=["C"]).code == "not_ready"
+    # the winner must alone lead
+    assert refused(s3, "battle_result", battle="Q1", winner=0,
+                   lines=[{"score": 10}, {"score": 10}, {"score": 0}][:len(q.present)]
+                   ).code == "bad_result"
+    refused(s3, "nonsense")
+    s4 = step(s3, "battle_result", battle="Q1", winner=1,
+              lines=[{"score": 10}, {"score": 40}, {"score": 0}][:len(q.present)])
+    assert refused(s4, "start_battle", battle="F", themes=["A"]).code == "theme_used"
+    assert s4.battle("F").status == READY  # type: ignore[union-attr]
+
+
+def test_a_field_of_one_is_refused_at_the_draw() -> None:
+    s = entered(1)
+    err = refused(s, "draw", seed=1)
+    assert "at least 2" in err.message_en
+
+
+def test_walkover_advances_the_one_who_came_and_twos_play_on() -> None:
+    s = step(entered(9, teams=9), "draw", seed=3)
+    b = s.battle("3.1")
+    assert b is not None and b.status == READY
+    p = list(b.present)
+    s = step(s, "walkover", battle="3.1", absent=[p[0]])
+    b = s.battle("3.1")
+    assert b is not None and b.status == READY and len(b.present) == 2
+    s = step(s, "walkover", battle="3.1", absent=[p[1]])
+    b = s.battle("3.1")
+    assert b is not None and b.status == DONE and b.result and b.result.walkover
+    assert s.battle("F").seats[0] == p[2]  # type: ignore[union-attr]
+    assert refused(s, "walkover", battle="3.2", absent=list(s.battle("3.2").present)
+                   ).code == "bad_walkover"  # type: ignore[union-attr]
+
+
+def test_replay_takes_the_winner_back_until_the_next_battle_starts() -> None:
+    rng = random.Random(2)
+    s = step(entered(9, teams=9), "draw", seed=3)
+    s = play(s, rng)  # 3.1
+    w = s.battle("3.1").result.winner  # type: ignore[union-attr]
+    assert w in s.final.seats  # type: ignore[union-attr]
+    s = step(s, "replay_battle", battle="3.1")
+    assert s.battle("3.1").status == READY and None in s.final.seats  # type: ignore[union-attr]
+    s = play(s, rng)  # 3.1 again
+    s = play(s, rng)
+    s = play(s, rng)
+    s = step(s, "start_battle", battle="F", themes=["Ф1"])
+    assert refused(s, "replay_battle", battle="3.1").code == "too_late"
+
+
+def test_swap_before_start_and_the_team_rule() -> None:
+    s = entered(10, teams=10)
+    s = step(s, "add_entry", name="Снятый", team="Команда 0")
+    s = step(s, "withdraw_entry", entry=11)
+    assert refused(s, "withdraw_entry", entry=11).code == "withdrawn"
+    s = step(s, "draw", seed=9)
+    assert all(11 not in b.seats for b in s.battles)
+    q = s.battle("Q1")
+    assert q is not None and len(q.present) == 2
+    mate_team = s.player(q.present[1]).entry.team
+    s = step(s, "add_entry", name="Запасной", team=mate_team)  # entry 12, after the draw
+    assert s.in_bracket(12) is None
+    # the reserve in the place of the other qualification player: two of one team
+    assert refused(s, "swap_players", a=q.present[0], b=12).code == "team_rule"
+    # two players of one qualification battle: nothing to swap
+    assert refused(s, "swap_players", a=q.present[0], b=q.present[1]).code == "same"
+    first = next(b for b in s.battles if b.status == READY and b.id != "Q1")
+    bye = first.seats[0]
+    assert bye is not None
+    s2 = step(s, "swap_players", a=bye, b=12)
+    assert 12 in s2.battle(first.id).seats  # type: ignore[union-attr]
+    assert bye not in s2.battle(first.id).seats  # type: ignore[union-attr]
+    s3 = step(s2, "swap_players", a=12, b=bye)
+    assert s3.battle(first.id).seats == first.seats  # type: ignore[union-attr]
+    s4 = step(s3, "start_battle", battle=first.id, themes=["x"])
+    assert refused(s4, "swap_players", a=bye, b=12).code == "too_late"
+
+
+def test_ties_for_second_shared_by_default_or_a_playoff_by_setting() -> None:
+    rng = random.Random(5)
+    for ties, expect in (("shared", [1, 2, 2]), ("extra_theme", [1, 2, 3])):
+        s = step(entered(3, teams=3, final_ties=ties), "draw", seed=1)
+        s = play(s, rng, tie_second=True)
+        if ties == "extra_theme":
+            assert not s.finished and s.battle(PLAYOFF) is not None
+            s = play(s, rng)
+        assert s.finished
+        assert [r["place"] for r in views.places(s)] == expect
+
+
+def test_the_log_folds_back_into_the_same_tournament(tmp_path) -> None:  # noqa: ANN001
+    assert engines.get("tournament") is game
+    rng = random.Random(7)
+    with Store(tmp_path / "svoyak.db") as store:
+        live = Session.new(store, "tournament", game, {"title": "Кубок"})
+        rows = [{"name": f"И{i}", "team": f"К{i % 6}"} for i in range(27)]
+        live.handle(cmd("import_entries", entries=rows))
+        live.handle(cmd("draw", seed=77))
+        for _ in range(5):
+            b = views.next_battles(live.state)[0]
+            live.handle(cmd("start_battle", battle=b.id, themes=[b.id]))
+            scores = rng.sample(range(0, 100, 10), 3)
+            live.handle(cmd("battle_result", battle=b.id, winner=scores.index(max(scores)),
+                            lines=[{"score": x} for x in scores]))
+        again = Session.resume(store, live.game, game)
+        assert again.state == live.state
+        assert views.view(again.state, "director") == views.view(live.state, "director")
