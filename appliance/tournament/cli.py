@@ -1,0 +1,276 @@
+"""`svoyak tournament …`: the tournament library from the command line.
+
+- ``svoyak tournament draw ENTRIES.csv [--seed N] [--bracket SIZE] [--json]`` draws a bracket
+  from a CSV of entries without storing anything; with ``--json`` the last line of stdout is
+  ``{"seed", "bracket", "stages": [{"name", "themes", "battles": [{"id", "players",
+  "feeds"}]}]}`` (docs/tournament.md). A field the team rule makes impossible, or bad
+  entries, exit with status 2 and a one-line reason (Russian / English) on stderr.
+- ``svoyak tournament create [--title T] [--entries CSV] [--bracket N] [--final-ties
+  shared|extra_theme]`` stores a new tournament in the data directory's log and prints its
+  number; ``import T CSV``, ``draw T [--seed N]`` and ``command T JSON`` send it commands;
+  ``show [T] [--json]`` prints its bracket; ``report T [--csv FILE] [--json]`` its places and
+  statistics. T is a tournament number, or ``last``.
+
+Commands on a data directory write to its log: use them on a box that is not serving that
+directory (the running box has one writer, its game loop; use the director page there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import secrets
+import sys
+from pathlib import Path
+from typing import Any
+
+from appliance.engine import Command, Refused
+from appliance.session import Session
+from appliance.store import Store, StoreError, db_path
+from appliance.tournament import draw as dr
+from appliance.tournament import entries as en
+from appliance.tournament import game, views
+from appliance.tournament.state import Tournament
+
+INFEASIBLE = 2
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    t = sub.add_parser("tournament", help="sport tournaments: draw, create, show, report",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ts = t.add_subparsers(dest="tournament_command", metavar="ACTION", required=True)
+
+    d = ts.add_parser("draw", help="draw a bracket from a CSV of entries (stores nothing)")
+    d.add_argument("entries", help="CSV file: name,team,city,rating with a header row")
+    d.add_argument("--seed", type=int, help="the lot's seed (default: a random one, printed)")
+    d.add_argument("--bracket", type=int, help="bracket size, a power of 3 (default: largest)")
+    d.add_argument("--json", action="store_true", help="print the bracket as JSON")
+    d.set_defaults(func=_draw)
+
+    c = ts.add_parser("create", help="store a new tournament; prints its number")
+    c.add_argument("--title", default="")
+    c.add_argument("--entries", help="CSV of entries to import at once")
+    c.add_argument("--bracket", type=int)
+    c.add_argument("--final-ties", choices=("shared", "extra_theme"))
+    _data(c)
+    c.set_defaults(func=_create)
+
+    i = ts.add_parser("import", help="add entries from a CSV file")
+    i.add_argument("tournament")
+    i.add_argument("entries")
+    _data(i)
+    i.set_defaults(func=_import)
+
+    dd = ts.add_parser("draw-stored", help="draw a stored tournament's bracket (an event)")
+    dd.add_argument("tournament")
+    dd.add_argument("--seed", type=int)
+    dd.add_argument("--bracket", type=int)
+    _data(dd)
+    dd.set_defaults(func=_draw_stored)
+
+    cm = ts.add_parser("command", help="send one command as JSON, e.g. '{\"type\": ...}'")
+    cm.add_argument("tournament")
+    cm.add_argument("json")
+    _data(cm)
+    cm.set_defaults(func=_command)
+
+    s = ts.add_parser("show", help="print a tournament's bracket")
+    s.add_argument("tournament", nargs="?", default="last")
+    s.add_argument("--json", action="store_true")
+    _data(s)
+    s.set_defaults(func=_show)
+
+    r = ts.add_parser("report", help="places and statistics")
+    r.add_argument("tournament", nargs="?", default="last")
+    r.add_argument("--csv", metavar="FILE", help="write the results CSV here ('-': stdout)")
+    r.add_argument("--json", action="store_true")
+    _data(r)
+    r.set_defaults(func=_report)
+
+
+def _data(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data", metavar="DIR", help="data directory (default $SVOYAK_DATA or ./data)")
+
+
+def _fail(r: Refused, status: int = INFEASIBLE) -> int:
+    print(f"svoyak tournament: {r.message_ru} / {r.message_en}".replace("\n", " "),
+          file=sys.stderr)
+    return status
+
+
+def _read(path: str) -> bytes:
+    return sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+
+
+def _draw(args: argparse.Namespace) -> int:
+    seed = args.seed if args.seed is not None else secrets.randbits(63)
+    try:
+        entries = en.parse_csv(_read(args.entries))
+        result = dr.draw(entries, seed, args.bracket)
+    except OSError as e:
+        print(f"svoyak tournament: cannot read {args.entries}: {e}", file=sys.stderr)
+        return INFEASIBLE
+    except Refused as r:
+        return _fail(r)
+    public = result.public([e.name for e in entries])
+    if args.json:
+        print(json.dumps(public, ensure_ascii=False))
+        return 0
+    print(f"seed {seed}, bracket {result.plan.bracket}, byes {result.plan.byes}")
+    for stage in public["stages"]:
+        print(f"\n{stage['name']} ({stage['themes']} themes)")
+        for b in stage["battles"]:
+            players = ", ".join(p or "—" for p in b["players"])
+            print(f"  {b['id']:>6}: {players}" + (f"  → {b['feeds']}" if b["feeds"] else ""))
+    return 0
+
+
+# -- stored tournaments --------------------------------------------------------------------------
+def _store(args: argparse.Namespace) -> Store:
+    return Store(db_path(args.data))
+
+
+def _session(store: Store, which: str) -> Session:
+    games = [g for g in store.games() if g.rules == game.NAME]
+    if not games:
+        raise Refused("В журнале нет турниров.", "There is no tournament in the log.", "none")
+    if which == "last":
+        record = games[-1]
+    else:
+        record = next((g for g in games if str(g.id) == which), None)  # type: ignore[assignment]
+        if record is None:
+            raise Refused(f"Нет турнира {which}.", f"There is no tournament {which}.", "none")
+    return Session.resume(store, record.id, game)
+
+
+def _run(session: Session, command: Command) -> None:
+    session.handle(command)
+
+
+def _create(args: argparse.Namespace) -> int:
+    setup: dict[str, Any] = {"title": args.title}
+    if args.bracket is not None:
+        setup["bracket"] = args.bracket
+    if args.final_ties:
+        setup["final_ties"] = args.final_ties
+    try:
+        with _store(args) as store:
+            session = Session.new(store, game.NAME, game, setup)
+            if args.entries:
+                text = en.decode(_read(args.entries))
+                _run(session, Command("import_entries", 0, {"csv": text}))
+            print(session.game)
+    except Refused as r:
+        return _fail(r)
+    except (OSError, StoreError) as e:
+        print(f"svoyak tournament: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _with_session(args: argparse.Namespace, fn: Any) -> int:
+    try:
+        with _store(args) as store:
+            return int(fn(_session(store, args.tournament)) or 0)
+    except Refused as r:
+        return _fail(r)
+    except (OSError, StoreError) as e:
+        print(f"svoyak tournament: {e}", file=sys.stderr)
+        return 1
+
+
+def _import(args: argparse.Namespace) -> int:
+    def go(s: Session) -> None:
+        _run(s, Command("import_entries", 0, {"csv": en.decode(_read(args.entries))}))
+        print(len(s.state.active()))
+    return _with_session(args, go)
+
+
+def _draw_stored(args: argparse.Namespace) -> int:
+    def go(s: Session) -> None:
+        cmd: dict[str, Any] = {"seed": args.seed if args.seed is not None
+                               else secrets.randbits(63)}
+        if args.bracket is not None:
+            cmd["bracket"] = args.bracket
+        _run(s, Command("draw", 0, cmd))
+        print(json.dumps(_public(s.state), ensure_ascii=False))
+    return _with_session(args, go)
+
+
+def _command(args: argparse.Namespace) -> int:
+    def go(s: Session) -> None:
+        try:
+            obj = json.loads(args.json)
+        except json.JSONDecodeError as e:
+            raise Refused(f"Команда — не JSON: {e}", f"The command is not JSON: {e}",
+                          "bad_json") from e
+        events = s.handle(Command.from_json(obj))
+        print(json.dumps([e.to_json() for e in events], ensure_ascii=False))
+    return _with_session(args, go)
+
+
+def _public(state: Tournament) -> dict[str, Any]:
+    """The draw's JSON shape for a stored tournament (the same as `tournament draw`)."""
+    out = []
+    for stage in views.stages_json(state):
+        out.append({"name": stage["key"], "themes": stage["themes"], "battles": [
+            {"id": b["id"], "players": [s["player"]["name"] if s["player"] else None
+                                        for s in b["seats"]], "feeds": b["feeds"]}
+            for b in stage["battles"]]})
+    return {"seed": state.seed, "bracket": state.plan.bracket if state.plan else None,
+            "stages": out}
+
+
+def _show(args: argparse.Namespace) -> int:
+    def go(s: Session) -> None:
+        state: Tournament = s.state
+        if args.json:
+            print(json.dumps(views.view(state, "director"), ensure_ascii=False))
+            return
+        print(f"tournament {s.game}: {state.settings.title or '—'}, "
+              f"{len(state.active())} entries, bracket {state.plan.bracket if state.plan else '—'}"
+              f", seed {state.seed if state.seed is not None else '—'}")
+        for stage in views.stages_json(state):
+            print(f"\n{stage['ru']} / {stage['en']} ({stage['themes']})")
+            for b in stage["battles"]:
+                names = ", ".join(_seat(x) for x in b["seats"])
+                print(f"  Бой {b['number']:>3} {b['id']:>6} [{b['status']}]: {names}")
+    return _with_session(args, go)
+
+
+def _seat(seat: dict[str, Any]) -> str:
+    p = seat["player"]
+    if p is None:
+        return f"(winner of {seat['from']})" if seat["from"] else "—"
+    mark = "*" if seat["winner"] else ""
+    score = f" {seat['score']}" if "score" in seat else ""
+    return f"{mark}{p['name']}{score}" + (" (absent)" if seat["absent"] else "")
+
+
+CSV_COLUMNS = ("place", "place_to", "name", "team", "city", "stage", "battles", "right",
+               "wrong", "silent", "points", "extra", "reaction_mean_ms", "reaction_best_ms")
+
+
+def results_csv(state: Tournament) -> str:
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for row in views.standings(state):
+        w.writerow(["" if row.get(c) is None else row.get(c, "") for c in CSV_COLUMNS])
+    return out.getvalue()
+
+
+def _report(args: argparse.Namespace) -> int:
+    def go(s: Session) -> None:
+        state: Tournament = s.state
+        if args.csv:
+            text = results_csv(state)
+            if args.csv == "-":
+                sys.stdout.write(text)
+            else:
+                Path(args.csv).write_text(text, encoding="utf-8")
+        if args.json or not args.csv:
+            print(json.dumps(views.summary(state), ensure_ascii=False))
+    return _with_session(args, go)

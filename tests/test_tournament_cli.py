@@ -1,0 +1,87 @@
+"""`svoyak tournament …` through the real entry point, on a real data directory."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SVOYAK = [sys.executable, "-m", "appliance.cli"]
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*SVOYAK, "tournament", *args], capture_output=True, text=True,
+                          timeout=60, cwd=cwd)
+
+
+def csv_file(tmp_path: Path, rows: list[tuple[str, str]], encoding: str = "utf-8") -> Path:
+    p = tmp_path / "entries.csv"
+    p.write_bytes(("name,team,city,rating\n" + "".join(f"{n},{t},,\n" for n, t in rows))
+                  .encode(encoding))
+    return p
+
+
+def test_draw_prints_the_bracket_json_last(tmp_path: Path) -> None:
+    path = csv_file(tmp_path, [(f"Игрок {i}", f"Команда {i % 12}") for i in range(100)],
+                    "cp1251")
+    out = run("draw", str(path), "--seed", "5", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout.strip().splitlines()[-1])
+    assert set(doc) == {"seed", "bracket", "stages"}
+    assert doc["seed"] == 5 and doc["bracket"] == 81
+    assert [s["name"] for s in doc["stages"]] == ["qualification", "1/27", "1/9", "1/3",
+                                                 "final"]
+    q = doc["stages"][0]
+    assert len(q["battles"]) == 10 and q["themes"] == 4
+    for b in q["battles"]:
+        assert set(b) == {"id", "players", "feeds"} and None not in b["players"]
+    assert doc["stages"][-1]["battles"] == [{"id": "F", "players": [None, None, None],
+                                             "feeds": None}]
+    names = [p for s in doc["stages"] for b in s["battles"] for p in b["players"] if p]
+    assert sorted(names) == sorted(f"Игрок {i}" for i in range(100))
+    again = run("draw", str(path), "--seed", "5", "--json")
+    assert again.stdout == out.stdout
+
+
+def test_an_impossible_field_exits_2_naming_the_team(tmp_path: Path) -> None:
+    path = csv_file(tmp_path, [(f"Игрок {i}", "Физтех" if i < 90 else f"К{i}")
+                               for i in range(100)])
+    out = run("draw", str(path), "--json")
+    assert out.returncode == 2
+    assert out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Физтех" in lines[0] and "90" in lines[0]
+
+
+def test_bad_csv_exits_2_with_the_line(tmp_path: Path) -> None:
+    p = tmp_path / "bad.csv"
+    p.write_text("name,team\nАнна,\n", encoding="utf-8")
+    out = run("draw", str(p))
+    assert out.returncode == 2 and "line 2" in out.stderr and "строка 2" in out.stderr
+
+
+def test_create_draw_show_report_over_a_data_directory(tmp_path: Path) -> None:
+    path = csv_file(tmp_path, [(f"И{i}", f"К{i % 4}") for i in range(9)])
+    data = str(tmp_path / "data")
+    made = run("create", "--title", "Кубок", "--entries", str(path), "--data", data)
+    assert made.returncode == 0, made.stderr
+    t = made.stdout.strip()
+    drawn = run("draw-stored", t, "--seed", "3", "--data", data)
+    assert drawn.returncode == 0, drawn.stderr
+    doc = json.loads(drawn.stdout.splitlines()[-1])
+    assert doc["bracket"] == 9 and doc["seed"] == 3
+    start = run("command", t, json.dumps({"type": "start_battle", "battle": "3.1",
+                                          "themes": ["Реки"]}), "--data", data)
+    assert start.returncode == 0, start.stderr
+    res = run("command", t, json.dumps({"type": "battle_result", "battle": "3.1", "winner": 2,
+                                        "lines": [{"score": 10}, {"score": 20},
+                                                  {"score": 90}]}), "--data", data)
+    assert res.returncode == 0, res.stderr
+    bad = run("command", t, json.dumps({"type": "battle_result", "battle": "3.1",
+                                        "winner": 0, "lines": []}), "--data", data)
+    assert bad.returncode == 2 and "not in play" in bad.stderr
+    shown = run("show", "--data", data)
+    assert "Кубок" in shown.stdout and "3.1 [done]" in shown.stdout
+    report = run("report", t, "--csv", "-", "--data", data)
+    assert report.returncode == 0 and report.stdout.startswith("place,place_to,name")
