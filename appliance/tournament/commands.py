@@ -291,9 +291,15 @@ def battle_result(state: Tournament, c: Command) -> list[Event]:
                  f"{en_}: the winner must alone have the highest score (extra themes"
                  " included).", "bad_result")
     order = sorted(range(len(out)), key=lambda i: (i != w, -(out[i]["score"] + out[i]["extra"])))
+    played = c.args.get("themes") or []
+    if not isinstance(played, list) or not all(isinstance(t, str) for t in played):
+        raise no("Сыгранные темы — список названий.", "Played themes must be a list of names.",
+                 "bad_result")
+    known = {en.key(t) for t in state.used_themes}
+    extra_themes = [en.clean(t) for t in played if en.key(t) not in known and en.clean(t)]
     events = [Event("battle_finished", c.t_ns, {
         "battle": b.id, "winner": present[w], "lines": out, "walkover": False,
-        "order": [present[i] for i in order]})]
+        "order": [present[i] for i in order], "extra_themes": extra_themes})]
     return events + _after_final(state, b, out, c.t_ns)
 
 

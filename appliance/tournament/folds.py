@@ -84,6 +84,7 @@ def battle_finished(s: Tournament, e: Event) -> Tournament:
     lines = tuple(Line(**x) for x in d["lines"])
     res = Result(d["winner"], lines, bool(d.get("walkover")), tuple(d.get("order") or ()))
     s = _with(s, replace(b, result=res))
+    s = replace(s, used_themes=s.used_themes + tuple(d.get("extra_themes") or ()))
     return _seat(s, b.drawn, d["winner"])
 
 

@@ -1,0 +1,100 @@
+"""The tournament on a running box: battles started from the bracket, results fed back.
+
+The imperative shell around the pure tournament: `Director` holds a `GameLoop` and the
+tournament's game number. `start(battle, package)` checks the command against the
+tournament first (so nothing is half done), creates the battle engine's game, then logs
+``battle_started`` with that game's number. A subscriber watches the loop: when the host
+ends a battle game that the tournament has in play, it sends the battle's summary back as
+``battle_result``, which advances the winner. `reconcile()` does the same for battles that
+ended while nobody listened (a power cut between the end of a battle and its result), so
+after a restart the tournament catches up from the log alone.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from appliance.engine import Command, Refused
+from appliance.loop import GameLoop, Update
+from appliance.packages.model import Package
+from appliance.tournament import game
+from appliance.tournament.battles import battle_setup, result_args
+from appliance.tournament.state import PLAYING, Tournament
+
+log = logging.getLogger(__name__)
+
+
+class Director:
+    def __init__(self, loop: GameLoop, tournament: int):
+        self.loop = loop
+        self.tournament = tournament
+        self._off = loop.subscribe(self._on_update, inline=False)
+
+    @classmethod
+    def running(cls, loop: GameLoop) -> Director | None:
+        """The director of the newest running tournament in the loop, if there is one."""
+        ids = [g for g in loop.games() if loop.snapshot(g)[0] is game]
+        return cls(loop, ids[-1]) if ids else None
+
+    def close(self) -> None:
+        self._off()
+
+    @property
+    def state(self) -> Tournament:
+        return self.loop.snapshot(self.tournament)[1]  # type: ignore[no-any-return]
+
+    def submit(self, command: Mapping[str, Any]) -> list[Any]:
+        """One tournament command; returns its events, raises `Refused`."""
+        out = self.loop.submit(dict(command), game=self.tournament).result()
+        if out.refused is not None:
+            raise out.refused
+        return out.events
+
+    def start(self, battle_id: str, package: Package,
+              settings: Mapping[str, Any] | None = None) -> int:
+        """Start a bracket battle with themes from `package`; returns its game number."""
+        state = self.state
+        setup = battle_setup(state, battle_id, package, settings)
+        themes = [t["name"] for t in setup["themes"]]
+        check = {"battle": battle_id, "themes": themes}
+        game.decide(state, Command("start_battle", 0, check))  # refuses before anything
+        battle_game = self.loop.new_game("battle", setup).result()
+        try:
+            self.submit({"type": "start_battle", **check, "game": battle_game})
+        except Refused:
+            self.loop.end_game(battle_game).result()
+            raise
+        return battle_game
+
+    def _on_update(self, update: Update) -> None:
+        if not update.finished or update.game == self.tournament:
+            return
+        self._report(update.game, update.rules.summary(update.state))
+
+    def _report(self, battle_game: int, summary: Mapping[str, Any]) -> None:
+        b = next((b for b in self.state.battles if b.game == battle_game
+                  and b.status == PLAYING), None)
+        if b is None:
+            return
+        try:
+            args = result_args(summary, b.id)
+        except Refused as r:
+            log.warning("battle %s ended without a winner: %s", b.id, r.message_en)
+            return
+        self.loop.submit(args, game=self.tournament)
+
+    def reconcile(self) -> int:
+        """Feed the results of battles whose games ended but whose result is not in the
+        tournament yet; returns how many."""
+        n = 0
+        for b in self.state.battles:
+            if b.status != PLAYING or b.game is None:
+                continue
+            record = self.loop.store.game(b.game)
+            if record is not None and record.status != "running" and record.summary:
+                args = result_args(record.summary, b.id)
+                out = self.loop.submit(args, game=self.tournament).result()
+                n += out.refused is None
+        return n
