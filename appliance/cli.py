@@ -9,7 +9,7 @@ import sys
 
 # Modules with `register(subparsers)`; each adds its subcommands.
 COMMAND_MODULES: list[str] = ["webui.cli", "gpio.cli", "appliance.packages.cli",
-                              "appliance.replay_cli", "appliance.tournament.cli"]
+                              "appliance.runtime.cli", "appliance.tournament.cli"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -33,9 +33,9 @@ from pathlib import Path
 
 from floor import BareWakeup
 
-from appliance.engine import Command, press
-from appliance.loop import GameLoop
-from appliance.store import Store
+from appliance.rules.protocol import Command, press
+from appliance.runtime.loop import GameLoop
+from appliance.runtime.store import Store
 
 SETTLE_NS = 5_000_000
 SEPARATIONS_NS = {"1us": 1_000, "10us": 10_000, "100us": 100_000, "1ms": 1_000_000}

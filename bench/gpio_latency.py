@@ -42,8 +42,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import gpio  # noqa: E402
-from appliance.loop import GameLoop  # noqa: E402
-from appliance.store import Store  # noqa: E402
+from appliance.runtime.loop import GameLoop  # noqa: E402
+from appliance.runtime.store import Store  # noqa: E402
 from gpio.factory import Choice, mock_factory  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

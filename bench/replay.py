@@ -2,7 +2,7 @@
 same run, and how many commands per second the box commits with ``synchronous=FULL``.
 
 1. Plays a sport battle by a seeded random walk over its legal actions (presses with
-   realistic spacing, judgements, corrections, undo) through `Session`, until the log holds
+   realistic spacing, judgements, corrections, undo) through `RunningGame`, until the log holds
    the largest count of ``--events`` (1000,5000,20000,50000), keeping the live state at each
    count. The walk's log lives on tmpfs (/dev/shm) so the long walk is bounded by the engine,
    not by fsync; commits are timed on a separate walk of the smallest count on the real disk
@@ -36,10 +36,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from appliance import engines  # noqa: E402
-from appliance.engine import Action, Command, fold  # noqa: E402
-from appliance.session import Session  # noqa: E402
-from appliance.store import Store  # noqa: E402
+from appliance.rules import registry  # noqa: E402
+from appliance.rules.protocol import Action, Command, fold  # noqa: E402
+from appliance.runtime.running import RunningGame  # noqa: E402
+from appliance.runtime.store import Store  # noqa: E402
 
 MS = 1_000_000
 
@@ -76,7 +76,7 @@ def pick_args(action: Action, rng: random.Random) -> dict:
     return args
 
 
-def walk(session: Session, target: int, rng: random.Random,
+def walk(session: RunningGame, target: int, rng: random.Random,
          keep: Callable[[int, Any], None]) -> tuple[int, int]:
     """Random legal commands until the log holds `target` events; `keep(events, state)`
     after each command. Returns (commands sent, commands refused); a legal action should
@@ -144,7 +144,7 @@ def commit_figures(rules_name: str, rules: Any, events: int, seed: int, where: s
         path = Path(tmp, "svoyak.db")
         store = TimedStore(path)
         store.commit_s = []
-        session = Session.new(store, rules_name, rules, battle_setup(events // 30))
+        session = RunningGame.new(store, rules_name, rules, battle_setup(events // 30))
         start = time.perf_counter()
         sent, _ = walk(session, events, random.Random(seed), lambda n, s: None)
         play_s = time.perf_counter() - start
@@ -170,14 +170,14 @@ def main() -> int:
     ap.add_argument("--rules", default="battle")
     args = ap.parse_args()
     counts = sorted(int(x) for x in args.events.split(",") if x.strip())
-    rules = engines.get(args.rules)
+    rules = registry.get(args.rules)
     load = [round(os.getloadavg()[0], 2)]
     shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
     live: dict[int, tuple[int, Any]] = {}  # count -> (events in the log, state)
     with tempfile.TemporaryDirectory(prefix="svoyak-bench-", dir=shm) as tmp:
         path = Path(tmp, "svoyak.db")
         store = Store(path)
-        session = Session.new(store, args.rules, rules, battle_setup(counts[-1] // 30))
+        session = RunningGame.new(store, args.rules, rules, battle_setup(counts[-1] // 30))
         pending = list(counts)
 
         def keep(n: int, state: Any) -> None:

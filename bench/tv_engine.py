@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from appliance.engine import Command  # noqa: E402
-from appliance.tv import game  # noqa: E402
+from appliance.rules.protocol import Command  # noqa: E402
+from appliance.rules.tv import game  # noqa: E402
 
 
 def script():

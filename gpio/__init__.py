@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from appliance import engine
+from appliance.rules import protocol
 
 from .buttons import Buttons, Edge, HostButton, PlayerButton
 from .factory import (
@@ -42,7 +42,7 @@ __all__ = [
 class Hardware:
     """Buttons, host reset button and outputs of one pin map, on one pin factory."""
 
-    def __init__(self, pin_map: PinMap, submit: Callable[[engine.Command], Any],
+    def __init__(self, pin_map: PinMap, submit: Callable[[protocol.Command], Any],
                  choice: Choice, *, clock: Callable[[], int] = time.monotonic_ns,
                  on_status: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.pin_map = pin_map
@@ -66,7 +66,7 @@ class Hardware:
         return self.choice.simulated
 
     def _reset(self, t_ns: int) -> None:
-        self.submit(engine.Command(self.pin_map.reset_command, t_ns, {}, engine.HOST))
+        self.submit(protocol.Command(self.pin_map.reset_command, t_ns, {}, protocol.HOST))
 
     def press(self, seat: int, t_ns: int | None = None, by: str = "key") -> int:
         """A simulated press entering the same path as a wired one; returns its tick."""
@@ -120,7 +120,7 @@ class Fault:
         pass
 
 
-def start(submit: Callable[[engine.Command], Any], subscribe: Callable[..., Any],
+def start(submit: Callable[[protocol.Command], Any], subscribe: Callable[..., Any],
           pins_path: str | os.PathLike[str] | None = None, simulate: bool = False, *,
           data_dir: str | os.PathLike[str] | None = None,
           on_status: Callable[[dict[str, Any]], None] | None = None,

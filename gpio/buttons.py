@@ -14,7 +14,7 @@ Two layers, as in gpiozero:
     gpiozero/lgpio ``bounce_time``: that would stamp a press at its *last* bounce.
   * **stuck**: a button held at start-up, or held longer than ``stuck_after_s`` (10 s), is
     reported (`status`, status listeners, the log) and ignored until it is released.
-  * a counted press becomes ``engine.press(seat, t_ns, by="button", at_ns=arrival)`` and is
+  * a counted press becomes ``protocol.press(seat, t_ns, by="button", at_ns=arrival)`` and is
     handed to ``submit``, which must only enqueue (`GameLoop.submit` puts it on the loop's
     inbox and returns). ``t_ns`` is the kernel's tick; ``at_ns`` is when the edge reached
     Python, which the loop uses to order the press against the settle deadline.
@@ -42,14 +42,14 @@ from typing import Any
 
 from gpiozero import Factory, InputDevice
 
-from appliance import engine
+from appliance.rules import protocol
 
 from .factory import ticks_to_ns
 from .pinmap import PinMap
 
 log = logging.getLogger(__name__)
 
-Submit = Callable[[engine.Command], Any]
+Submit = Callable[[protocol.Command], Any]
 Clock = Callable[[], int]
 
 
@@ -227,7 +227,7 @@ class Buttons:
                 verdict = "bounce"
             edge = Edge(seat, s.pin, t_ns, pressed, by, verdict, s.burst)
         if verdict == "press":
-            self._submit(engine.press(seat, t_ns, by=by, at_ns=at_ns))
+            self._submit(protocol.press(seat, t_ns, by=by, at_ns=at_ns))
         if self.on_edge is not None or freed or pressed:
             self._reports.put((edge, freed))  # the watcher reports, and re-arms its timer
 
@@ -259,7 +259,7 @@ class Buttons:
             except Exception:  # a bug here must not stop the reports for the rest of the game
                 log.exception("gpio watcher failed on %r", item)
 
-    def _submit(self, cmd: engine.Command) -> None:
+    def _submit(self, cmd: protocol.Command) -> None:
         self.submitted += 1
         try:
             self.submit(cmd)

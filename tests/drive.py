@@ -9,7 +9,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from appliance.engine import Action, Command
+from appliance.rules.protocol import Action, Command
 
 
 class FakeClock:

@@ -12,15 +12,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tiny_engine  # noqa: E402
 
-from appliance import engines  # noqa: E402
-from appliance.engine import Command  # noqa: E402
-from appliance.loop import GameLoop  # noqa: E402
-from appliance.store import Store  # noqa: E402
+from appliance.rules import registry  # noqa: E402
+from appliance.rules.protocol import Command  # noqa: E402
+from appliance.runtime.loop import GameLoop  # noqa: E402
+from appliance.runtime.store import Store  # noqa: E402
 
 
 def run(path: str, acks: str) -> None:
     out = os.open(acks, os.O_WRONLY | os.O_CREAT | os.O_APPEND)  # unbuffered: one write a line
-    engines.register("tiny", tiny_engine)
+    registry.register("tiny", tiny_engine)
     loop = GameLoop(Store(path)).start()
     if loop.current is None:
         loop.new_game("tiny", {"players": ["A", "B"]}).result()

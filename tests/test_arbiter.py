@@ -7,8 +7,8 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from appliance import arbiter as a
-from appliance.arbiter import MS, Status
+from appliance.rules import arbiter as a
+from appliance.rules.arbiter import MS, Status
 
 TV = a.Settings(settle_ns=5 * MS, bounce_ns=30 * MS, false_start_ns=2000 * MS)
 SPORT = a.Settings(settle_ns=5 * MS, bounce_ns=30 * MS, false_start_ns=None)

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from appliance import engines
-from appliance.engine import Event, fold
+from appliance.rules import registry
+from appliance.rules.protocol import Event, fold
 
 FIXTURES = sorted(Path(__file__).parent.joinpath("fixtures", "logs").glob("*.json"))
 
@@ -57,7 +57,7 @@ def test_contains_finds_changes():
 @pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
 def test_old_log_folds_to_the_same_state(path: Path):
     data = json.loads(path.read_text("utf-8"))
-    rules = engines.get(data["rules"])
+    rules = registry.get(data["rules"])
     events = [Event(e["type"], e["t_ns"], e["payload"]) for e in data["events"]]
     state = fold(rules, rules.initial(data["setup"]), events)
     # Through JSON, as the log and the screens see them.

@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import gpio
-from appliance.engine import Command
+from appliance.rules.protocol import Command
 from gpio import pinmap, selftest
 from gpio.factory import Choice, TickPin, mock_factory, ticks_to_ns
 

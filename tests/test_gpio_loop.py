@@ -12,8 +12,8 @@ import time
 import pytest
 
 import gpio
-from appliance.loop import GameLoop
-from appliance.store import Store
+from appliance.runtime.loop import GameLoop
+from appliance.runtime.store import Store
 from gpio import pinmap
 from gpio.factory import Choice, mock_factory
 

@@ -13,15 +13,15 @@ from drive import FakeClock, command_from, settle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from appliance import engines
-from appliance.engine import Command, Refused, fold, press
-from appliance.loop import END_GAME, GameLoop, Outcome
-from appliance.store import FINISHED, Store
+from appliance.rules import registry
+from appliance.rules.protocol import Command, Refused, fold, press
+from appliance.runtime.loop import END_GAME, GameLoop, Outcome
+from appliance.runtime.store import FINISHED, Store
 
 MS = 1_000_000
 SETUP = {"players": ["Аня", "Борис", "Вера"]}
 
-engines.register("tiny", tiny_engine)
+registry.register("tiny", tiny_engine)
 
 
 def add(player, points, t=0):
@@ -325,20 +325,20 @@ def test_stopped_loop_refuses_new_work(store, clock):
 
 def test_engine_registry():
     with pytest.raises(Refused) as e:
-        engines.get("chess")
+        registry.get("chess")
     assert e.value.code == "unknown_rules" and "battle" in e.value.message_en
-    engines.register("ghost", "appliance.no_such_engine_module")
+    registry.register("ghost", "appliance.no_such_engine_module")
     try:
         with pytest.raises(Refused) as e:
-            engines.get("ghost")
+            registry.get("ghost")
         assert e.value.code == "rules_unavailable"
-        engines.register("ghost", SimpleNamespace(decide=lambda s, c: []))
+        registry.register("ghost", SimpleNamespace(decide=lambda s, c: []))
         with pytest.raises(Refused, match="lack"):
-            engines.get("ghost")
+            registry.get("ghost")
     finally:
-        del engines.REGISTRY["ghost"]
-    assert engines.get("tiny") is tiny_engine
-    assert {"battle", "tv"} <= set(engines.names())
+        del registry.REGISTRY["ghost"]
+    assert registry.get("tiny") is tiny_engine
+    assert {"battle", "tv"} <= set(registry.names())
 
 
 @settings(max_examples=40, deadline=None,

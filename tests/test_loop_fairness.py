@@ -4,9 +4,9 @@ import threading
 
 from drive import FakeClock
 
-from appliance.engine import Command, press
-from appliance.loop import GameLoop
-from appliance.store import Store
+from appliance.rules.protocol import Command, press
+from appliance.runtime.loop import GameLoop
+from appliance.runtime.store import Store
 
 MS = 1_000_000
 THEMES = [{"name": "Тема", "questions": [{"text": f"В{k}", "answer": "О"} for k in range(5)]}]

@@ -14,8 +14,8 @@ from pathlib import Path
 import power_cut_child
 import tiny_engine
 
-from appliance.engine import fold
-from appliance.store import Store
+from appliance.rules.protocol import fold
+from appliance.runtime.store import Store
 
 KILLS = 50
 

@@ -15,16 +15,17 @@ from drive import FakeClock, arg_strategy, settle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from appliance import engines, replay
-from appliance.engine import Command, Event, fold
-from appliance.loop import END_GAME, GameLoop
-from appliance.store import FINISHED, Store
+from appliance.rules import registry
+from appliance.rules.protocol import Command, Event, fold
+from appliance.runtime import replay
+from appliance.runtime.loop import END_GAME, GameLoop
+from appliance.runtime.store import FINISHED, Store
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "battle.jsonl"
 MS = 1_000_000
 
-engines.register("tiny", tiny_engine)
+registry.register("tiny", tiny_engine)
 
 
 def svoyak(*args, check=True):
@@ -108,7 +109,7 @@ def test_log_export_is_the_protocol_and_folds_back_to_the_summary(tmp_path):
     assert types[0] == "announced" and types[-1] == "battle_finished"
     assert {"press", "answerer", "judged", "short_word", "undone", "question_closed"} <= set(types)
 
-    rules = engines.get("battle")
+    rules = registry.get("battle")
     state = fold(rules, rules.initial(exported["setup"]),
                  [Event(e["type"], e["t_ns"], e["payload"]) for e in events])
     assert rules.summary(state) == summary
@@ -219,7 +220,7 @@ def battle_arg(name, spec):
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 def test_replaying_a_battle_log_gives_the_state_the_loop_had(tmp_path_factory, data):
-    pytest.importorskip("appliance.sport.battle")
+    pytest.importorskip("appliance.rules.battle.game")
     path = tmp_path_factory.mktemp("battle") / "svoyak.db"
     clock = FakeClock(10**12)
     lp = GameLoop(Store(path), clock).start()
@@ -241,7 +242,7 @@ def test_replaying_a_battle_log_gives_the_state_the_loop_had(tmp_path_factory, d
     finally:
         lp.stop()
     with Store(path) as again:
-        rules = engines.get("battle")
+        rules = registry.get("battle")
         replayed = fold(rules, rules.initial(again.game(g).setup), again.events(g))
         assert replayed == live
         assert rules.summary(replayed) == live_summary

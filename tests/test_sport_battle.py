@@ -1,5 +1,5 @@
 """The sport battle engine: one test per rule of the digest's sport section and per decision
-documented in appliance/sport/battle.py, and property tests over random legal play."""
+documented in appliance/rules/battle/game.py, and property tests over random legal play."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from appliance import arbiter
-from appliance.engine import Command, Refused, apply, fold
 from appliance.packages import Package, Question, Round, Theme, jsonform
-from appliance.sport import battle as b
+from appliance.rules import arbiter
+from appliance.rules.battle import game as b
+from appliance.rules.protocol import Command, Refused, apply, fold
 
 MS = 1_000_000
 S = 1000 * MS
@@ -935,8 +935,8 @@ def test_random_legal_play_is_never_refused_and_scores_are_sums_of_judged_values
 def test_the_tie_break_example_script_replays_to_the_scores_worked_out_by_hand(tmp_path):
     from pathlib import Path
 
-    from appliance import replay
-    from appliance.store import Store
+    from appliance.runtime import replay
+    from appliance.runtime.store import Store
 
     script = Path(__file__).resolve().parents[1] / "docs" / "examples" / "battle-tie.jsonl"
     with Store(tmp_path / "svoyak.db") as store:

@@ -7,8 +7,8 @@ import sqlite3
 import pytest
 import sqlite_utils
 
-from appliance.engine import Event
-from appliance.store import (
+from appliance.rules.protocol import Event
+from appliance.runtime.store import (
     FINISHED,
     RUNNING,
     Store,

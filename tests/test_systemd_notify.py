@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from appliance import systemd
+from appliance.runtime import systemd
 
 
 @pytest.fixture()

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from appliance.engine import Refused
+from appliance.rules.protocol import Refused
 from appliance.tournament import stages as st
 from appliance.tournament.draw import Infeasible, draw, spread
 from appliance.tournament.entries import Entry

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from appliance import engines
-from appliance.engine import Command, Refused, fold
-from appliance.session import Session
-from appliance.store import Store
+from appliance.rules import registry
+from appliance.rules.protocol import Command, Refused, fold
+from appliance.runtime.running import RunningGame
+from appliance.runtime.store import Store
 from appliance.tournament import game, views
 from appliance.tournament.state import DONE, PLAYOFF, READY, Tournament
 
@@ -183,10 +183,10 @@ def test_ties_for_second_shared_by_default_or_a_playoff_by_setting() -> None:
 
 
 def test_the_log_folds_back_into_the_same_tournament(tmp_path) -> None:  # noqa: ANN001
-    assert engines.get("tournament") is game
+    assert registry.get("tournament") is game
     rng = random.Random(7)
     with Store(tmp_path / "svoyak.db") as store:
-        live = Session.new(store, "tournament", game, {"title": "Кубок"})
+        live = RunningGame.new(store, "tournament", game, {"title": "Кубок"})
         rows = [{"name": f"И{i}", "team": f"К{i % 6}"} for i in range(27)]
         live.handle(cmd("import_entries", entries=rows))
         live.handle(cmd("draw", seed=77))
@@ -196,6 +196,6 @@ def test_the_log_folds_back_into_the_same_tournament(tmp_path) -> None:  # noqa:
             scores = rng.sample(range(0, 100, 10), 3)
             live.handle(cmd("battle_result", battle=b.id, winner=scores.index(max(scores)),
                             lines=[{"score": x} for x in scores]))
-        again = Session.resume(store, live.game, game)
+        again = RunningGame.resume(store, live.game, game)
         assert again.state == live.state
         assert views.view(again.state, "director") == views.view(live.state, "director")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from tvkit import MS, Driver, package, q, simple_round
 
-from appliance.engine import Command, Refused
-from appliance.tv import game, presets
+from appliance.rules.protocol import Command, Refused
+from appliance.rules.tv import game, presets
 
 
 def setup(n=3, rounds=None, **kw):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tvkit import Driver, cat, package, q
 
-from appliance.tv import game
+from appliance.rules.tv import game
 
 
 def setup(n=3, row=None, preset=None, **kw):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tvkit import Driver, package, q, simple_round
 
-from appliance.tv import game
+from appliance.rules.tv import game
 
 
 def final_game(scores, final_themes=7, rows=None, **settings):

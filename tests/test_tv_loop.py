@@ -7,9 +7,9 @@ import time
 
 from drive import FakeClock
 
-from appliance.engine import Command, press
-from appliance.loop import GameLoop
-from appliance.store import Store
+from appliance.rules.protocol import Command, press
+from appliance.runtime.loop import GameLoop
+from appliance.runtime.store import Store
 
 MS = 1_000_000
 SETUP = {"players": ["Аня", "Борис", "Вера"], "package": "demo-tv", "first_chooser": 0}

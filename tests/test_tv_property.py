@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from tvkit import MS, cat, package, q
 
-from appliance.engine import Command, Refused
-from appliance.tv import game
+from appliance.rules.protocol import Command, Refused
+from appliance.rules.tv import game
 
 CORRECTIONS = {"undo", "set_score", "rejudge", "set_chooser", "finish"}
 

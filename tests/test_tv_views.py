@@ -8,8 +8,8 @@ import random
 
 from tvkit import MS, cat, package, q
 
-from appliance.engine import Command, Refused
-from appliance.tv import game
+from appliance.rules.protocol import Command, Refused
+from appliance.rules.tv import game
 
 
 def _pkg():

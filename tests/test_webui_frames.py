@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from webui_kit import Kit, make_kit, views
 
-from appliance.sport import battle
+from appliance.rules.battle import game as battle
 from webui import hub as hub_module
 
 PLAYERS = ["Анна", "Борис", "Вера"]

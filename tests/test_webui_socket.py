@@ -371,8 +371,8 @@ def test_a_state_replaced_within_the_settle_window_is_held_but_never_lost(
         kit: Kit, game: int) -> None:
     """A press waiting out the settle window is not fanned out (the answerer follows in a
     few ms); if no newer state came, a timer sends the held one with its cues."""
-    from appliance.engine import Event
-    from appliance.loop import Update
+    from appliance.rules.protocol import Event
+    from appliance.runtime.loop import Update
 
     board = kit.client("board")
     views(board)

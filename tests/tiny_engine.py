@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from appliance.engine import Action, Command, Event, Refused
+from appliance.rules.protocol import Action, Command, Event, Refused
 
 NAME = "tiny"
 MS = 1_000_000

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from appliance.engine import Command, Event, Refused
 from appliance.packages.model import Cat, CatPrice, Item, ItemType, Kind, Package, Question
 from appliance.packages.model import Round as PRound
 from appliance.packages.model import Theme as PTheme
-from appliance.tv import game
+from appliance.rules.protocol import Command, Event, Refused
+from appliance.rules.tv import game
 
 MS = 1_000_000
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from appliance.loop import GameLoop
-from appliance.store import Store, db_path
+from appliance.runtime.loop import GameLoop
+from appliance.runtime.store import Store, db_path
 from webui import localserver
 from webui.app import Services, create_app
 from webui.games import Games

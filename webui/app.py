@@ -28,7 +28,7 @@ log = logging.getLogger("svoyak.webui")
 class Services:
     """What the composition root hands the web UI."""
 
-    loop: Any  # appliance.loop.GameLoop
+    loop: Any  # appliance.runtime.loop.GameLoop
     settings: Settings
     data_dir: Path
     simulate: bool = False
@@ -37,7 +37,7 @@ class Services:
     # list_packages() -> [{"id": str, "name": str, ...}]
     list_packages: Callable[[], list[dict[str, Any]]] = list
     library: Any = None  # appliance.packages.library, when present
-    store: Any = None  # appliance.store.Store, for protocol export
+    store: Any = None  # appliance.runtime.store.Store, for protocol export
     extras: dict[str, Any] = field(default_factory=dict)
 
 

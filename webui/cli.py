@@ -48,9 +48,9 @@ class Box:
 def build(data: Path, *, simulate: bool, pins: str | None, demo: bool) -> Box:
     """Store, loop, buttons and web UI over one data directory. Runs in the server's worker
     process (after the fork), so every thread lives beside the game loop."""
-    from appliance.loop import GameLoop
-    from appliance.store import Store, db_path
-    from appliance.systemd import Watchdog
+    from appliance.runtime.loop import GameLoop
+    from appliance.runtime.store import Store, db_path
+    from appliance.runtime.systemd import Watchdog
     from webui.app import Services, create_app
     from webui.games import Games
     from webui.settings import Settings
@@ -107,7 +107,7 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool) -> Box:
 def _loop_answers(loop: Any, timeout_s: float = 2.0) -> bool:
     """The game loop is alive: it took a no-op command off its queue and answered (with a
     refusal) in time. The systemd watchdog is fed only then, so a hung loop is restarted."""
-    from appliance.engine import Command
+    from appliance.rules.protocol import Command
 
     try:
         loop.submit(Command("__health__")).result(timeout_s)
@@ -146,7 +146,7 @@ def urls(host: str, port: int) -> list[str]:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from appliance.store import data_dir
+    from appliance.runtime.store import data_dir
     from webui.server import Server
     from webui.settings import Settings
 

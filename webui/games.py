@@ -12,9 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from appliance.engine import Refused
 from appliance.packages import jsonform
 from appliance.packages.library import LibraryError
+from appliance.rules.protocol import Refused
 
 log = logging.getLogger("svoyak.webui")
 

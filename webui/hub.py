@@ -21,8 +21,8 @@ from typing import Any
 from flask import request, session
 from flask_socketio import SocketIO, join_room, leave_room
 
-from appliance.engine import Command, Refused
-from appliance.loop import END_GAME_ACTION
+from appliance.rules.protocol import Command, Refused
+from appliance.runtime.loop import END_GAME_ACTION
 
 log = logging.getLogger("svoyak.webui")
 

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from appliance.packages import loader
+from appliance.packages import formats
 from appliance.packages.archive import Limits, PackageError
 from appliance.packages.library import Library, LibraryError, counts
 from appliance.packages.model import Package
@@ -154,7 +154,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     try:
-        with loader.load(args.file, _limits(args)) as loaded:
+        with formats.load(args.file, _limits(args)) as loaded:
             package = loaded.package
             fmt = loaded.format
     except PackageError as e:

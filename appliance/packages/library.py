@@ -28,12 +28,12 @@ from typing import Any
 
 import sqlite_utils
 
-from appliance.packages import exchange, jsonform, loader
+from appliance.packages import exchange, formats, jsonform
 from appliance.packages.archive import Limits, PackageError
 from appliance.packages.loaded import Loaded
 from appliance.packages.media import MediaStore, is_hash
 from appliance.packages.model import Kind, Package
-from appliance.store import BUSY_TIMEOUT_MS, DB_NAME, data_dir  # one file for the whole box
+from appliance.runtime.store import BUSY_TIMEOUT_MS, DB_NAME, data_dir  # one file for the whole box
 
 MEDIA_DIR = "media"
 
@@ -139,7 +139,7 @@ class Library:
         """Import a package file (.siq, .txt, our .zip or .json); returns the new id.
 
         Raises PackageError (bad or hostile file; nothing written)."""
-        with loader.load(path, self.limits) as loaded:
+        with formats.load(path, self.limits) as loaded:
             return self.import_loaded(loaded)
 
     def import_loaded(self, loaded: Loaded) -> int:

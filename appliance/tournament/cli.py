@@ -26,9 +26,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from appliance.engine import Command, Refused
-from appliance.session import Session
-from appliance.store import Store, StoreError, db_path
+from appliance.rules.protocol import Command, Refused
+from appliance.runtime.running import RunningGame
+from appliance.runtime.store import Store, StoreError, db_path
 from appliance.tournament import draw as dr
 from appliance.tournament import entries as en
 from appliance.tournament import game, views
@@ -132,7 +132,7 @@ def _store(args: argparse.Namespace) -> Store:
     return Store(db_path(args.data))
 
 
-def _session(store: Store, which: str) -> Session:
+def _session(store: Store, which: str) -> RunningGame:
     games = [g for g in store.games() if g.rules == game.NAME]
     if not games:
         raise Refused("В журнале нет турниров.", "There is no tournament in the log.", "none")
@@ -142,10 +142,10 @@ def _session(store: Store, which: str) -> Session:
         record = next((g for g in games if str(g.id) == which), None)  # type: ignore[assignment]
         if record is None:
             raise Refused(f"Нет турнира {which}.", f"There is no tournament {which}.", "none")
-    return Session.resume(store, record.id, game)
+    return RunningGame.resume(store, record.id, game)
 
 
-def _run(session: Session, command: Command) -> None:
+def _run(session: RunningGame, command: Command) -> None:
     session.handle(command)
 
 
@@ -157,7 +157,7 @@ def _create(args: argparse.Namespace) -> int:
         setup["final_ties"] = args.final_ties
     try:
         with _store(args) as store:
-            session = Session.new(store, game.NAME, game, setup)
+            session = RunningGame.new(store, game.NAME, game, setup)
             if args.entries:
                 text = en.decode(_read(args.entries))
                 _run(session, Command("import_entries", 0, {"csv": text}))
@@ -182,14 +182,14 @@ def _with_session(args: argparse.Namespace, fn: Any) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    def go(s: Session) -> None:
+    def go(s: RunningGame) -> None:
         _run(s, Command("import_entries", 0, {"csv": en.decode(_read(args.entries))}))
         print(len(s.state.active()))
     return _with_session(args, go)
 
 
 def _draw_stored(args: argparse.Namespace) -> int:
-    def go(s: Session) -> None:
+    def go(s: RunningGame) -> None:
         cmd: dict[str, Any] = {"seed": args.seed if args.seed is not None
                                else secrets.randbits(63)}
         if args.bracket is not None:
@@ -200,7 +200,7 @@ def _draw_stored(args: argparse.Namespace) -> int:
 
 
 def _command(args: argparse.Namespace) -> int:
-    def go(s: Session) -> None:
+    def go(s: RunningGame) -> None:
         try:
             obj = json.loads(args.json)
         except json.JSONDecodeError as e:
@@ -224,7 +224,7 @@ def _public(state: Tournament) -> dict[str, Any]:
 
 
 def _show(args: argparse.Namespace) -> int:
-    def go(s: Session) -> None:
+    def go(s: RunningGame) -> None:
         state: Tournament = s.state
         if args.json:
             print(json.dumps(views.view(state, "director"), ensure_ascii=False))
@@ -263,7 +263,7 @@ def results_csv(state: Tournament) -> str:
 
 
 def _report(args: argparse.Namespace) -> int:
-    def go(s: Session) -> None:
+    def go(s: RunningGame) -> None:
         state: Tournament = s.state
         if args.csv:
             text = results_csv(state)

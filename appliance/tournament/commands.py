@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from appliance.engine import Command, Event, Refused
+from appliance.rules.protocol import Command, Event, Refused
 from appliance.tournament import draw as dr
 from appliance.tournament import entries as en
 from appliance.tournament import stages as st

@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from appliance.engine import Refused
+from appliance.rules.protocol import Refused
 from appliance.tournament import stages as st
 from appliance.tournament.entries import Entry, key
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from appliance.engine import Refused
+from appliance.rules.protocol import Refused
 
 MAX_ENTRIES = 1000
 MAX_FIELD = 100  # characters in a name, team or city

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from appliance.engine import Event
+from appliance.rules.protocol import Event
 from appliance.tournament import stages as st
 from appliance.tournament.draw import DrawnBattle, Source
 from appliance.tournament.entries import Entry

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from appliance.engine import Action, Command, Event, Refused
+from appliance.rules.protocol import Action, Command, Event, Refused
 from appliance.tournament import stages as st
 from appliance.tournament.commands import HANDLERS, configure, no
 from appliance.tournament.folds import EVOLVERS

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from appliance.engine import Refused
+from appliance.rules.protocol import Refused
 
 MIN_ENTRIES = 2
 QUALIFICATION = "qualification"

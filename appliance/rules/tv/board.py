@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from appliance.packages.model import Kind, Package, Question
-from appliance.tv.presets import Settings
+from appliance.rules.tv.presets import Settings
 
 CellId = tuple[int, int, int]
 

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from appliance import arbiter
-from appliance.engine import Event
 from appliance.packages.model import Kind
-from appliance.tv import auction as auc
-from appliance.tv import final as fin
-from appliance.tv.board import (
+from appliance.rules import arbiter
+from appliance.rules.protocol import Event
+from appliance.rules.tv import auction as auc
+from appliance.rules.tv import final as fin
+from appliance.rules.tv.board import (
     cat_price_choices,
     cat_theme,
     playable,
     theme_name,
 )
-from appliance.tv.presets import Settings
-from appliance.tv.state import (
+from appliance.rules.tv.presets import Settings
+from appliance.rules.tv.state import (
     DONE,
     RIGHT,
     ROUND_OVER,

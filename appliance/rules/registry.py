@@ -9,12 +9,12 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from appliance.engine import Refused, Rules
+from appliance.rules.protocol import Refused, Rules
 
 # name in the log -> module path (or, for tests and plug-ins, an engine object)
 REGISTRY: dict[str, str | Any] = {
-    "battle": "appliance.sport.battle",  # sport battle («бой»)
-    "tv": "appliance.tv.game",  # the TV game
+    "battle": "appliance.rules.battle.game",  # sport battle («бой»)
+    "tv": "appliance.rules.tv.game",  # the TV game
     "tournament": "appliance.tournament.game",  # a sport tournament («турнир»)
 }
 
@@ -27,7 +27,7 @@ def names() -> list[str]:
 
 def register(name: str, engine: str | Any) -> None:
     """Add an engine: a module path (imported on first use) or an object with the functions
-    of `appliance.engine.Rules`."""
+    of `appliance.rules.protocol.Rules`."""
     REGISTRY[name] = engine
 
 

@@ -7,23 +7,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from appliance import arbiter
-from appliance.engine import Command, Event, Refused
 from appliance.packages.model import Kind
-from appliance.tv import auction as auc
-from appliance.tv import final as fin
-from appliance.tv.board import (
+from appliance.rules import arbiter
+from appliance.rules.protocol import Command, Event, Refused
+from appliance.rules.tv import auction as auc
+from appliance.rules.tv import final as fin
+from appliance.rules.tv.board import (
     cat_price_allowed,
     playable,
 )
-from appliance.tv.state import (
+from appliance.rules.tv.state import (
     QUESTION_PHASES,
     VERDICTS,
     Phase,
     Stage,
     State,
 )
-from appliance.tv.views import press_deadline
+from appliance.rules.tv.views import press_deadline
 
 
 def _ev(type_: str, cmd: Command, **data: Any) -> Event:

@@ -33,7 +33,7 @@ from typing import Any
 
 import sqlite_utils
 
-from appliance.engine import Event
+from appliance.rules.protocol import Event
 
 DB_NAME = "svoyak.db"
 DATA_ENV = "SVOYAK_DATA"

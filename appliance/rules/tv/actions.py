@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from appliance.engine import Action
-from appliance.tv import auction as auc
-from appliance.tv import final as fin
-from appliance.tv.board import cat_price_choices, playable
-from appliance.tv.state import Phase, Stage, State
+from appliance.rules.protocol import Action
+from appliance.rules.tv import auction as auc
+from appliance.rules.tv import final as fin
+from appliance.rules.tv.board import cat_price_choices, playable
+from appliance.rules.tv.state import Phase, Stage, State
 
 VERDICT = [{"value": "right", "ru": "Верно", "en": "Right"},
            {"value": "wrong", "ru": "Неверно", "en": "Wrong"}]

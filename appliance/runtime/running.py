@@ -1,7 +1,8 @@
 """One game: its engine, its state and its log, stepped one command at a time.
 
-`Session` is the synchronous heart shared by the threaded game loop (`appliance.loop`) and
-the script runner (`appliance.replay`), so a script exercises exactly what the box does:
+`RunningGame` is the synchronous heart shared by the threaded game loop
+(`appliance.runtime.loop`) and the script runner (`appliance.runtime.replay`), so a script
+exercises exactly what the box does:
 
     decide → normalize the events as the log will return them → fold → commit → swap state
 
@@ -16,8 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from appliance.engine import Command, Event, Refused, Rules, fold, timeout
-from appliance.store import Store, normalize
+from appliance.rules.protocol import Command, Event, Refused, Rules, fold, timeout
+from appliance.runtime.store import Store, normalize
 
 # A timeout that changes nothing yet leaves the same deadline would wake the loop forever.
 MAX_TIMEOUTS_PER_STEP = 1000
@@ -33,7 +34,7 @@ class Step:
     state: Any = None  # the state right after this step
 
 
-class Session:
+class RunningGame:
     """A game owned by one thread. `state` is immutable and swapped whole, so other threads
     may read it (and `rules`) at any moment without a lock."""
 
@@ -51,7 +52,7 @@ class Session:
     # -- opening ---------------------------------------------------------------------------
     @classmethod
     def new(cls, store: Store, rules_name: str, rules: Rules,
-            setup: Mapping[str, Any]) -> Session:
+            setup: Mapping[str, Any]) -> RunningGame:
         """Start a game; the engine's `initial` may refuse the setup before anything is
         stored."""
         setup = normalize([Event("setup", 0, setup)])[0].data  # as the log will return it
@@ -60,7 +61,8 @@ class Session:
         return cls(store, game, rules_name, rules, state)
 
     @classmethod
-    def resume(cls, store: Store, game: int, rules: Rules, now_ns: int | None = None) -> Session:
+    def resume(cls, store: Store, game: int, rules: Rules,
+               now_ns: int | None = None) -> RunningGame:
         """Fold a stored game's events into its state. After a power cut the box's monotonic
         clock restarts near zero, so the game's clock is re-based to continue from its last
         event (`now_ns` is the box clock now): time stops while the box is off, and a 7 s

@@ -16,18 +16,18 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from appliance.engine import Command, Event, Refused
 from appliance.packages import jsonform
 from appliance.packages.model import Kind, Package
-from appliance.tv import auction as auc
-from appliance.tv import final as fin
-from appliance.tv.actions import legal_actions
-from appliance.tv.board import build
-from appliance.tv.commands import HANDLERS
-from appliance.tv.folds import EVOLVERS
-from appliance.tv.presets import resolve
-from appliance.tv.state import DONE, RIGHT, ROUND_OVER, STAGE_OVER, Phase, Stage, State
-from appliance.tv.views import next_deadline, summary, view
+from appliance.rules.protocol import Command, Event, Refused
+from appliance.rules.tv import auction as auc
+from appliance.rules.tv import final as fin
+from appliance.rules.tv.actions import legal_actions
+from appliance.rules.tv.board import build
+from appliance.rules.tv.commands import HANDLERS
+from appliance.rules.tv.folds import EVOLVERS
+from appliance.rules.tv.presets import resolve
+from appliance.rules.tv.state import DONE, RIGHT, ROUND_OVER, STAGE_OVER, Phase, Stage, State
+from appliance.rules.tv.views import next_deadline, summary, view
 
 NAME = "tv"
 

@@ -5,7 +5,7 @@ GPIO callbacks, Socket.IO handlers and scripts never touch a state: they `submit
 log. The loop thread takes commands in arrival order, sleeps until the earliest deadline any
 engine asked for (settle window, false-start block, 7 s window) and then feeds that engine a
 timeout command stamped with the deadline itself. A command that arrived at or after a deadline is
-decided after that deadline's timeout (see `Session.run`), so a press that came in after the
+decided after that deadline's timeout (see `RunningGame.run`), so a press that came in after the
 settle window cannot beat the winner the window already fixed.
 
 After every committed command the subscribers get an `Update`: inline ones on the loop
@@ -30,10 +30,10 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-from appliance import engines
-from appliance.engine import Action, Command, Event, Refused, Rules
-from appliance.session import Session, Step
-from appliance.store import Store
+from appliance.rules import registry
+from appliance.rules.protocol import Action, Command, Event, Refused, Rules
+from appliance.runtime.running import RunningGame, Step
+from appliance.runtime.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -70,11 +70,11 @@ class GameLoop:
     """One thread, all games. See the module docstring for the contract."""
 
     def __init__(self, store: Store, clock: Callable[[], int] = time.monotonic_ns, *,
-                 resolve: Callable[[str], Rules] = engines.get):
+                 resolve: Callable[[str], Rules] = registry.get):
         self.store = store
         self.clock = clock
         self._resolve = resolve
-        self._sessions: dict[int, Session] = {}
+        self._sessions: dict[int, RunningGame] = {}
         self._current: int | None = None
         self._inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._gate = threading.Lock()  # held while a command is stamped and queued
@@ -124,7 +124,7 @@ class GameLoop:
                 continue
             try:
                 rules = self._resolve(record.rules)
-                session = Session.resume(self.store, record.id, rules, now_ns=self.clock())
+                session = RunningGame.resume(self.store, record.id, rules, now_ns=self.clock())
             except Exception:
                 log.exception("cannot resume game %s (%s): left in the log", record.id,
                               record.rules)
@@ -202,7 +202,7 @@ class GameLoop:
         self._inbox.put(_WAKE)
 
     # -- internals -------------------------------------------------------------------------
-    def _session(self, game: int | None) -> Session:
+    def _session(self, game: int | None) -> RunningGame:
         game = self._current if game is None else game
         if game is None:
             raise KeyError("no game is running")
@@ -212,7 +212,7 @@ class GameLoop:
         record = self.store.game(game)
         if record is None:
             raise KeyError(game)
-        return Session.resume(self.store, game, self._resolve(record.rules))
+        return RunningGame.resume(self.store, game, self._resolve(record.rules))
 
     def _enqueue(self, item: tuple[Any, ...]) -> Future[Any]:
         fut: Future[Any] = Future()
@@ -270,7 +270,7 @@ class GameLoop:
             rules_name, setup = args
             try:
                 rules = self._resolve(rules_name)
-                session = Session.new(self.store, rules_name, rules, setup)
+                session = RunningGame.new(self.store, rules_name, rules, setup)
             except Refused as r:
                 fut.set_exception(r)
                 return
@@ -302,7 +302,7 @@ class GameLoop:
         else:
             fut.set_result(Outcome([], own.refused))
 
-    def _end(self, session: Session, command: Command, fut: Future[Outcome]) -> None:
+    def _end(self, session: RunningGame, command: Command, fut: Future[Outcome]) -> None:
         if session.finished:
             fut.set_result(Outcome([], Refused("Игра уже окончена.", "The game is over.",
                                                "finished")))
@@ -311,7 +311,7 @@ class GameLoop:
         self._publish(Update(session.game, session.rules, session.state, finished=True,
                              command=command), fut, Outcome([]))
 
-    def _tell(self, session: Session, steps: list[Step]) -> None:
+    def _tell(self, session: RunningGame, steps: list[Step]) -> None:
         for step in steps:
             if step.events:
                 self._publish(Update(session.game, session.rules, step.state, step.events,

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from appliance.arbiter import MS
 from appliance.packages.model import Kind, Question
-from appliance.tv.board import answer_of, cat_price_choices
-from appliance.tv.final import remover
-from appliance.tv.state import Mode, Phase, Play, Stage, State
+from appliance.rules.arbiter import MS
+from appliance.rules.tv.board import answer_of, cat_price_choices
+from appliance.rules.tv.final import remover
+from appliance.rules.tv.state import Mode, Phase, Play, Stage, State
 
 HEARD = (str(Kind.CAT), str(Kind.AUCTION))
 TEXT_PHASES = (Phase.READING, Phase.BUTTONS, Phase.ANSWERING, Phase.AFTER_WRONG,

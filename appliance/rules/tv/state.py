@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from appliance.arbiter import Race
 from appliance.packages.model import Package, Question
-from appliance.tv.auction import Auction
-from appliance.tv.board import Board, CellId, playable
-from appliance.tv.presets import Settings
+from appliance.rules.arbiter import Race
+from appliance.rules.tv.auction import Auction
+from appliance.rules.tv.board import Board, CellId, playable
+from appliance.rules.tv.presets import Settings
 
 RIGHT, WRONG = "right", "wrong"
 VERDICTS = (RIGHT, WRONG)

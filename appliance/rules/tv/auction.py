@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from appliance.engine import Refused
+from appliance.rules.protocol import Refused
 
 
 @dataclass(frozen=True, slots=True)

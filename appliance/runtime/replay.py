@@ -10,7 +10,7 @@ the public vocabulary (see docs/protocol.md), in the order the box received them
 ``t_ns`` is required (time is data: the script has its own clock); ``at_ns`` is when the box
 received the command, if later (a press is stamped at the button, delivered a little after).
 Before each command the engine gets a timeout at every deadline due by the command's
-arrival, exactly as the game loop does (`Session.run`). When the script ends, time
+arrival, exactly as the game loop does (`RunningGame.run`). When the script ends, time
 runs on until no deadline is left ("drain"), unless asked not to. ``{"type": "end_game"}``
 closes the game. Blank lines and lines starting with ``#`` are skipped.
 """
@@ -22,11 +22,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from appliance import engines
-from appliance.engine import Command, Refused
-from appliance.loop import END_GAME
-from appliance.session import Session
-from appliance.store import Store
+from appliance.rules import registry
+from appliance.rules.protocol import Command, Refused
+from appliance.runtime.loop import END_GAME
+from appliance.runtime.running import RunningGame
+from appliance.runtime.store import Store
 
 NEW_GAME = "new_game"
 FAR_FUTURE_NS = 2**62
@@ -56,7 +56,7 @@ class Rejection:
 
 @dataclass(slots=True)
 class Result:
-    session: Session
+    session: RunningGame
     commands: int = 0  # lines run (accepted or refused)
     events: int = 0  # events committed, timeouts included
     rejections: list[Rejection] = field(default_factory=list)
@@ -96,8 +96,8 @@ def run(lines: Iterable[str], store: Store, *, strict: bool = False, drain: bool
     if not isinstance(setup, dict):
         raise ScriptError(number, "setup must be a JSON object")
     try:
-        rules = engines.get(str(head.get("rules")))
-        session = Session.new(store, str(head["rules"]), rules, setup)
+        rules = registry.get(str(head.get("rules")))
+        session = RunningGame.new(store, str(head["rules"]), rules, setup)
     except Refused as r:
         raise ScriptError(number, f"{r.message_en} / {r.message_ru}") from r
     result = Result(session)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from appliance.engine import Refused
+from appliance.rules.protocol import Refused
 
 
 @dataclass(frozen=True, slots=True)

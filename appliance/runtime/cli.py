@@ -1,7 +1,7 @@
 """`svoyak replay` and `svoyak log …`: scripts in, protocols out.
 
 - ``svoyak replay SCRIPT.jsonl [--db PATH | --data DIR] [--strict] [--no-drain]`` runs a
-  script (see `appliance.replay`) and prints the engine's final summary as JSON on its last
+  script (see `appliance.runtime.replay`) and prints the engine's final summary as JSON on its last
   line. Refused lines go to stderr with their line numbers; ``--strict`` stops at the first
   one with exit status 1. Without a database the run uses a temporary one.
 - ``svoyak log games`` lists the games in the log; ``svoyak log export GAME --format
@@ -21,8 +21,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from appliance import replay
-from appliance.store import Store, StoreError, db_path
+from appliance.runtime import replay
+from appliance.runtime.store import Store, StoreError, db_path
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:

@@ -10,7 +10,7 @@ Pure helpers over plain tuples, so the rules read on their own:
 
 from __future__ import annotations
 
-from appliance.engine import Refused
+from appliance.rules.protocol import Refused
 
 
 def participants(scores: tuple[int, ...], positive_only: bool) -> tuple[int, ...]:

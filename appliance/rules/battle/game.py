@@ -1,6 +1,6 @@
 """The sport battle («бой»): 2–3 players, themes of five questions read in order, buttons.
 
-A pure engine (see `appliance.engine`). The course of one question:
+A pure engine (see `appliance.rules.protocol`). The course of one question:
 
 1. ``announce`` — the host announces the value; the buttons are armed at once (sport has no
    false start: a press stamped before the announcement is recorded as early and ignored).
@@ -35,9 +35,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from appliance import arbiter
-from appliance.engine import Action, Command, Event, Refused
 from appliance.packages.model import Package
+from appliance.rules import arbiter
+from appliance.rules.protocol import Action, Command, Event, Refused
 
 NAME = "battle"
 
