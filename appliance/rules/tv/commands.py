@@ -16,6 +16,7 @@ from appliance.rules.tv.board import (
     cat_price_allowed,
     playable,
 )
+from appliance.rules.tv.deadlines import press_deadline
 from appliance.rules.tv.state import (
     QUESTION_PHASES,
     VERDICTS,
@@ -23,7 +24,6 @@ from appliance.rules.tv.state import (
     Stage,
     State,
 )
-from appliance.rules.tv.views import press_deadline
 
 
 def _ev(type_: str, cmd: Command, **data: Any) -> Event:

@@ -15,30 +15,11 @@ from appliance.rules.arbiter import MS
 from appliance.rules.tv.board import answer_of, cat_price_choices
 from appliance.rules.tv.final import remover
 from appliance.rules.tv.state import Mode, Phase, Play, Stage, State
+from appliance.rules.tv.summary import stats
 
 HEARD = (str(Kind.CAT), str(Kind.AUCTION))
 TEXT_PHASES = (Phase.READING, Phase.BUTTONS, Phase.ANSWERING, Phase.AFTER_WRONG,
                Phase.WRITING)
-
-
-# ---------------------------------------------------------------------- deadlines ----
-def press_deadline(state: State) -> int | None:
-    """With a press window set: when an unanswered lit question closes by itself."""
-    play, window = state.play, state.settings.press_window_s
-    if window is None or state.phase != Phase.BUTTONS or play is None or play.race is None:
-        return None
-    race = play.race
-    if race.lamp_ns is None or race.candidates():
-        return None
-    return race.lamp_ns + int(window * 1e9)
-
-
-def next_deadline(state: State) -> int | None:
-    play = state.play
-    if play is None or play.race is None:
-        return None
-    times = [t for t in (play.race.settle_deadline(), press_deadline(state)) if t is not None]
-    return min(times) if times else None
 
 
 # -------------------------------------------------------------------------- views ----
@@ -228,46 +209,3 @@ def _shootout(state: State) -> dict[str, Any] | None:
     return {"players": list(so.players), "themes": so.themes, "theme": so.theme,
             "question": so.position + 1 if so.items else 0, "questions": len(so.items),
             "values": [v for _, v in so.items]}
-
-
-# ----------------------------------------------------------------- stats & summary ----
-def stats(state: State) -> list[dict[str, Any]]:
-    """Per player: right, wrong, points by round, false starts, reaction lamp → press."""
-    out = []
-    for p in range(state.seats):
-        js = [j for j in state.judgements if j.player == p]
-        by_round: dict[str, int] = {}
-        for j in js:
-            by_round[j.round] = by_round.get(j.round, 0) + j.delta
-        r = state.reactions[p]
-        out.append({
-            "player": p,
-            "right": sum(1 for j in js if j.verdict == "right"),
-            "wrong": sum(1 for j in js if j.verdict == "wrong"),
-            "points_by_round": by_round,
-            "false_starts": state.false_starts[p],
-            "presses_won": len(r),
-            "reaction_mean_ms": round(sum(r) / len(r) / MS, 1) if r else None,
-            "reaction_best_ms": round(min(r) / MS, 1) if r else None,
-        })
-    return out
-
-
-def summary(state: State) -> dict[str, Any]:
-    """The result as plain JSON, in the shape the battle's summary uses where they overlap."""
-    over = state.stage == Stage.OVER
-    return {
-        "engine": "tv",
-        "players": list(state.players),
-        "scores": list(state.scores),
-        "places": [1 + sum(1 for o in state.scores if o > v) for v in state.scores],
-        "winner": state.winners[0] if over and len(state.winners) == 1 else None,
-        "winners": list(state.winners),
-        "finished": over,
-        "over": over,
-        "stage": state.stage,
-        "ended_by_host": state.ended_by_host,
-        "shootout_themes": state.shootout.themes if state.shootout else 0,
-        "questions": [j.to_json() for j in state.judgements],
-        "stats": stats(state),
-    }

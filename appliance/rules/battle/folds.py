@@ -1,0 +1,158 @@
+"""Folding the battle's events into its state: one pure function per event type. Never
+refuses: an event is a fact already decided. Undoable decisions keep the state before them
+in `Battle.history` (`_remember`); ``undone`` restores it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from appliance.rules import arbiter
+from appliance.rules.battle.setup import theme_spec
+from appliance.rules.battle.state import (
+    ANSWERING,
+    CLOSED,
+    FINISHED,
+    OPEN,
+    READY,
+    TIE,
+    Battle,
+    Judgement,
+    Played,
+)
+from appliance.rules.protocol import Event
+
+
+def _with_current(state: Battle, **changes: Any) -> Battle:
+    return replace(state, played=state.played[:-1] + (replace(state.played[-1], **changes),))
+
+
+def _remember(state: Battle) -> Battle:
+    """Keep the state before an undoable decision."""
+    return replace(state, history=state.history + (replace(state, history=()),))
+
+def _ev_announced(state: Battle, e: Event) -> Battle:
+    race = arbiter.new_race(state.seats, state.settings.arbiter, frozenset(e.data["players"]),
+                            rotation=len(state.played) % state.seats)
+    played = Played(theme=e.data["theme"], number=e.data["number"], value=e.data["value"],
+                    race=arbiter.lamp_on(race, e.t_ns), announced_ns=e.t_ns, lamps=(e.t_ns,))
+    return replace(state, played=state.played + (played,), phase=OPEN)
+
+
+def _ev_reading_done(state: Battle, e: Event) -> Battle:
+    return _with_current(state, reading_done_ns=e.t_ns,
+                         window_from_ns=e.t_ns if state.phase == OPEN else None)
+
+
+def _ev_press(state: Battle, e: Event) -> Battle:
+    q = state.played[-1]
+    return _with_current(state, race=arbiter.press(q.race, e.data["player"], e.t_ns,
+                                                   e.data.get("by", "button")))
+
+
+def _ev_short_word(state: Battle, e: Event) -> Battle:
+    return _with_current(state, short_word=True)
+
+
+def _ev_answerer(state: Battle, e: Event) -> Battle:
+    q = state.played[-1]
+    lamp = q.race.lamp_ns or 0
+    reactions = tuple((p.player, p.t_ns - lamp) for p in q.race.candidates())
+    return replace(_with_current(state, race=arbiter.settle(q.race, e.t_ns), mandatory=False,
+                                 reactions=q.reactions + reactions), phase=ANSWERING)
+
+
+def _ev_signal_reset(state: Battle, e: Event) -> Battle:
+    return _with_current(state, race=arbiter.open_queue(state.played[-1].race, e.t_ns))
+
+
+def _ev_judged(state: Battle, e: Event) -> Battle:
+    state = _remember(state)
+    j = Judgement(len(state.played) - 1, e.data["player"], e.data["verdict"], e.data["value"],
+                  e.t_ns)
+    return replace(state, judgements=state.judgements + (j,))
+
+
+def _ev_queue_next(state: Battle, e: Event) -> Battle:
+    race, _ = arbiter.next_in_queue(state.played[-1].race)
+    return _with_current(state, race=race, mandatory=True)
+
+
+def _ev_rearmed(state: Battle, e: Event) -> Battle:
+    q = state.played[-1]
+    return replace(_with_current(
+        state, race=arbiter.rearm(q.race, e.t_ns), mandatory=False, lamps=q.lamps + (e.t_ns,),
+        window_from_ns=e.t_ns if q.reading_done_ns is not None else None), phase=OPEN)
+
+
+def _ev_question_closed(state: Battle, e: Event) -> Battle:
+    if e.data["reason"] == "no_press":
+        state = _remember(state)
+    q = state.played[-1]
+    return replace(_with_current(state, race=arbiter.close(q.race), closed=e.data["reason"],
+                                 window_from_ns=None, mandatory=False), phase=CLOSED)
+
+
+def _ev_advanced(state: Battle, e: Event) -> Battle:
+    return replace(state, theme=e.data["theme"], number=e.data["number"], phase=READY)
+
+
+def _ev_extra_theme(state: Battle, e: Event) -> Battle:
+    theme = theme_spec(e.data["theme"], extra=True)
+    pool = state.extra_pool[1:] if e.data.get("from_pool") else state.extra_pool
+    players = tuple(e.data["players"])
+    return replace(state, themes=state.themes + (theme,), extra_pool=pool,
+                   theme=len(state.themes), number=0, phase=READY, contenders=players,
+                   tiebreaks=state.tiebreaks + (players,), winner=None)
+
+
+def _ev_tie(state: Battle, e: Event) -> Battle:
+    return replace(state, phase=TIE, contenders=tuple(e.data["players"]), winner=None)
+
+
+def _ev_battle_finished(state: Battle, e: Event) -> Battle:
+    return replace(state, phase=FINISHED, winner=e.data["winner"])
+
+
+def _ev_undone(state: Battle, e: Event) -> Battle:
+    restored = replace(state.history[-1], history=state.history[:-1])
+    q = restored.current
+    if (restored.phase == OPEN and q is not None and q.window_from_ns is not None
+            and q.window_from_ns + restored.settings.window_ns <= e.t_ns):
+        # The window had run out (that is what closed the question): give a fresh one.
+        restored = _with_current(restored, window_from_ns=e.t_ns)
+    return restored
+
+
+def _ev_rejudged(state: Battle, e: Event) -> Battle:
+    state = _remember(state)
+    ref = e.data["ref"]
+    js = list(state.judgements)
+    js[ref] = replace(js[ref], verdict=e.data["verdict"])
+    return replace(state, judgements=tuple(js))
+
+
+def _ev_score_set(state: Battle, e: Event) -> Battle:
+    state = _remember(state)
+    return replace(state, corrections=state.corrections + ((e.data["player"], e.data["delta"]),))
+
+
+EVOLVERS = {
+    "announced": _ev_announced,
+    "reading_done": _ev_reading_done,
+    "press": _ev_press,
+    "short_word": _ev_short_word,
+    "answerer": _ev_answerer,
+    "signal_reset": _ev_signal_reset,
+    "judged": _ev_judged,
+    "queue_next": _ev_queue_next,
+    "rearmed": _ev_rearmed,
+    "question_closed": _ev_question_closed,
+    "advanced": _ev_advanced,
+    "extra_theme": _ev_extra_theme,
+    "tie": _ev_tie,
+    "battle_finished": _ev_battle_finished,
+    "undone": _ev_undone,
+    "rejudged": _ev_rejudged,
+    "score_set": _ev_score_set,
+}

@@ -1,0 +1,152 @@
+"""Setting a battle up: players, themes (given, or taken from a package by stage) and
+timers; a bad setup is refused with code ``bad_setup``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from appliance.packages.model import Package
+from appliance.rules.battle.state import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    MS,
+    QUESTIONS_PER_THEME,
+    SECOND,
+    STAGE_THEMES,
+    VALUES,
+    Battle,
+    BattleSettings,
+    QuestionSpec,
+    ThemeSpec,
+)
+from appliance.rules.protocol import Refused
+
+
+def _bad_setup(ru: str, en: str) -> Refused:
+    return Refused(f"Неверные настройки боя: {ru}", f"Bad battle setup: {en}", "bad_setup")
+
+
+def _number(v: Any, what: str, minimum: float = 0) -> float:
+    if isinstance(v, bool) or not isinstance(v, int | float) or math.isnan(v) or v < minimum:
+        raise _bad_setup(f"{what} должно быть числом не меньше {minimum}",
+                         f"{what} must be a number of at least {minimum}")
+    return float(v)
+
+
+def _settings(d: Any) -> BattleSettings:
+    if not isinstance(d, Mapping):
+        raise _bad_setup("settings — не словарь", "settings is not an object")
+    return BattleSettings(
+        window_ns=round(_number(d.get("window_s", 7), "window_s", 0.001) * SECOND),
+        settle_ns=round(_number(d.get("settle_ms", 5), "settle_ms") * MS),
+        bounce_ns=round(_number(d.get("bounce_ms", 30), "bounce_ms") * MS),
+        stage=str(d.get("stage", "")),
+    )
+
+
+def _question_spec(q: Any) -> QuestionSpec:
+    if isinstance(q, str):
+        return QuestionSpec(q)
+    if not isinstance(q, Mapping):
+        raise _bad_setup("вопрос должен быть словарём или строкой",
+                         "a question must be an object or a string")
+    return QuestionSpec(str(q.get("text", "")), str(q.get("answer", "")),
+                        str(q.get("comment", "")))
+
+
+def theme_spec(t: Any, extra: bool = False) -> ThemeSpec:
+    """A theme from its JSON form ``{"name", "red", "questions": [5 × {text, answer,
+    comment}]}``; without questions the host reads them from paper."""
+    if not isinstance(t, Mapping) or not isinstance(t.get("name"), str) or not t["name"].strip():
+        raise _bad_setup("у темы должно быть название", "a theme needs a name")
+    qs = t.get("questions") or []
+    if not isinstance(qs, list | tuple) or len(qs) not in (0, QUESTIONS_PER_THEME):
+        raise _bad_setup(f"в теме «{t['name']}» должно быть 5 вопросов",
+                         f"theme {t['name']!r} must have 5 questions")
+    return ThemeSpec(t["name"].strip(), bool(t.get("red", False)),
+                     tuple(_question_spec(q) for q in qs), extra)
+
+
+def _themes(items: Any, extra: bool) -> tuple[ThemeSpec, ...]:
+    if not isinstance(items, list | tuple):
+        raise _bad_setup("темы должны быть списком", "themes must be a list")
+    return tuple(theme_spec(t, extra) for t in items)
+
+
+def load_package(value: Any) -> Package:
+    """A built-in package by name (``"demo-sport"``) or a package object in the project's JSON
+    form (`appliance.packages.jsonform`), so a library package can travel in the setup."""
+    from appliance.packages import jsonform
+
+    if isinstance(value, Mapping):
+        try:
+            return jsonform.from_dict(dict(value))
+        except (KeyError, TypeError, ValueError) as e:
+            raise _bad_setup(f"пакет не читается ({e})", f"the package cannot be read ({e})") from e
+    if not isinstance(value, str) or not value or any(c in value for c in ("/", "\\", "..")):
+        raise _bad_setup("неверное имя пакета", "bad package name")
+    try:
+        return jsonform.demo(value)
+    except (OSError, ValueError) as e:
+        raise _bad_setup(f"пакет «{value}» не загружен ({e})",
+                         f"package {value!r} could not be loaded ({e})") from e
+
+
+def package_themes(package: Package, stage: str = "", rounds: Any = None
+                   ) -> tuple[tuple[ThemeSpec, ...], tuple[ThemeSpec, ...]]:
+    """A package's themes for a battle: (main, extra). Rounds named «Дополнительные…» or
+    "extra…" give the extra themes, the other board rounds (or only those named in `rounds`)
+    the main ones, cut to the stage's count; final rounds and themes with fewer than five
+    questions are skipped. A theme is red when its name or comment says so («красная»,
+    "red") or its prices go above 50."""
+    main: list[ThemeSpec] = []
+    extra: list[ThemeSpec] = []
+    for rnd in package.rounds:
+        if rnd.final:
+            continue
+        is_extra = any(w in rnd.name.lower() for w in ("дополнительн", "extra"))
+        if not is_extra and rounds is not None and rnd.name not in rounds:
+            continue
+        for t in rnd.themes:
+            if len(t.questions) < QUESTIONS_PER_THEME:
+                continue
+            words = f"{t.name} {t.comment}".lower()
+            prices = [q.price for q in t.questions]
+            red = "красн" in words or "red" in words.split() or max(prices) > VALUES[-1]
+            qs = tuple(
+                QuestionSpec(q.text, "; ".join(q.right) or "\n".join(
+                    i.value for i in q.answer_content if i.type == "text"), q.comment)
+                for q in t.questions[:QUESTIONS_PER_THEME])
+            (extra if is_extra else main).append(ThemeSpec(t.name, red, qs, is_extra))
+    if stage in STAGE_THEMES:
+        main = main[:STAGE_THEMES[stage]]
+    return tuple(main), tuple(extra)
+
+
+def initial(setup: Mapping[str, Any]) -> Battle:
+    """A battle from its setup: ``{"players": [names], "themes": [...] | "package": name or
+    package object (optionally "rounds": [round names]), "extra_themes": [...],
+    "settings": {"window_s", "settle_ms", "bounce_ms", "stage"}}``."""
+    if not isinstance(setup, Mapping):
+        raise _bad_setup("ожидался словарь", "expected an object")
+    players = setup.get("players")
+    if (not isinstance(players, list | tuple)
+            or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS
+            or not all(isinstance(p, str) and p.strip() for p in players)):
+        raise _bad_setup("в бою 2 или 3 игрока с именами",
+                         "a battle has 2 or 3 named players")
+    settings = _settings(setup.get("settings") or {})
+    if setup.get("package") is not None:
+        main, extra = package_themes(load_package(setup["package"]), settings.stage,
+                                     setup.get("rounds"))
+        if setup.get("extra_themes"):
+            extra = _themes(setup["extra_themes"], True)
+    else:
+        main = _themes(setup.get("themes"), False)
+        extra = _themes(setup.get("extra_themes") or [], True)
+    if not main:
+        raise _bad_setup("нет ни одной темы", "there are no themes")
+    return Battle(players=tuple(p.strip() for p in players), themes=main, extra_pool=extra,
+                  settings=settings, contenders=tuple(range(len(players))))

@@ -1,0 +1,179 @@
+"""The battle's immutable state: themes, questions played, judgements, corrections; and
+the queries every part of the engine shares (scores are derived, never stored)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from appliance.rules import arbiter
+
+NAME = "battle"
+
+MS = arbiter.MS
+SECOND = 1000 * MS
+VALUES = (10, 20, 30, 40, 50)
+QUESTIONS_PER_THEME = len(VALUES)
+MIN_PLAYERS, MAX_PLAYERS = 2, 3
+SCORE_LIMIT = 1_000_000
+# Themes per battle by stage (regulation 3.4); used to cut a package's themes to the stage.
+STAGE_THEMES = {"qualification": 4, "1/27": 4, "1/9": 4, "1/3": 6, "final": 12}
+
+# Phases of a battle.
+READY = "ready"  # the next question waits for the host to announce its value
+OPEN = "open"  # buttons armed, nobody has won the right to answer yet
+ANSWERING = "answering"  # a player answers; the host judges
+CLOSED = "closed"  # the question is over; `next` goes on
+TIE = "tie"  # players tied for first and no extra theme left: the host adds one
+FINISHED = "finished"  # exactly one leader after the last theme
+
+RIGHT, WRONG = "right", "wrong"
+VERDICTS = (RIGHT, WRONG)
+
+@dataclass(frozen=True, slots=True)
+class QuestionSpec:
+    text: str = ""
+    answer: str = ""
+    comment: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {"text": self.text, "answer": self.answer, "comment": self.comment}
+
+
+@dataclass(frozen=True, slots=True)
+class ThemeSpec:
+    """A theme of five questions; red themes («красные») are worth double."""
+
+    name: str
+    red: bool = False
+    questions: tuple[QuestionSpec, ...] = ()
+    extra: bool = False  # an extra theme («дополнительная тема») of a tie-break
+
+    def value(self, number: int) -> int:
+        return VALUES[number] * (2 if self.red else 1)
+
+    def question(self, number: int) -> QuestionSpec:
+        return self.questions[number] if number < len(self.questions) else QuestionSpec()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "red": self.red, "extra": self.extra,
+                "questions": [q.to_json() for q in self.questions]}
+
+
+@dataclass(frozen=True, slots=True)
+class BattleSettings:
+    window_ns: int = 7 * SECOND  # nobody pressed this long after the reading: question over
+    settle_ns: int = 5 * MS
+    bounce_ns: int = 30 * MS
+    stage: str = ""
+
+    @property
+    def arbiter(self) -> arbiter.Settings:
+        return arbiter.Settings(self.settle_ns, self.bounce_ns, false_start_ns=None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"window_s": self.window_ns / SECOND, "settle_ms": self.settle_ns / MS,
+                "bounce_ms": self.bounce_ns / MS, "stage": self.stage}
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """One verdict on one answer («зачёт / незачёт»); `question` indexes `Battle.played`."""
+
+    question: int
+    player: int
+    verdict: str
+    value: int
+    t_ns: int
+
+    @property
+    def points(self) -> int:
+        return self.value if self.verdict == RIGHT else -self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """A question that has been announced: its race and what happened."""
+
+    theme: int
+    number: int  # 0..4 within the theme
+    value: int
+    race: arbiter.Race
+    announced_ns: int
+    reading_done_ns: int | None = None
+    window_from_ns: int | None = None  # the 7 s window runs from here (None: not running)
+    short_word: bool = False  # someone pressed before the reading was finished
+    mandatory: bool = False  # the answerer came from the queue and must answer
+    closed: str | None = None  # why it ended: "right", "all_wrong", "no_press"
+    reactions: tuple[tuple[int, int], ...] = ()  # (player, ns from the lamp) per settled press
+    lamps: tuple[int, ...] = ()  # ticks the buttons were armed: the announcement, re-arms
+
+    def race_report(self) -> list[dict[str, Any]]:
+        """The race in tick order, each press with its offset from the lamp it answered (the
+        latest arming at or before it; the announcement for an early press). Built here
+        because the arbiter's own report measures from its current lamp only, which a
+        re-arm moves and closing the question clears."""
+        out = []
+        for p in sorted(self.race.presses, key=self.race.order_key):
+            lamp = max((t for t in self.lamps if t <= p.t_ns), default=self.announced_ns)
+            out.append(p.to_json(lamp))
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Battle:
+    players: tuple[str, ...]
+    themes: tuple[ThemeSpec, ...]  # main themes, then extra themes as they start
+    extra_pool: tuple[ThemeSpec, ...] = ()  # extra themes not yet played
+    settings: BattleSettings = field(default_factory=BattleSettings)
+    theme: int = 0  # the current (or next) question's theme ...
+    number: int = 0  # ... and its place in the theme
+    phase: str = READY
+    contenders: tuple[int, ...] = ()  # seats playing the current theme
+    tiebreaks: tuple[tuple[int, ...], ...] = ()  # who played each extra theme
+    played: tuple[Played, ...] = ()
+    judgements: tuple[Judgement, ...] = ()
+    corrections: tuple[tuple[int, int], ...] = ()  # (player, points added by the host)
+    winner: int | None = None
+    history: tuple[Battle, ...] = ()  # states before each undoable decision (history=())
+
+    @property
+    def seats(self) -> int:
+        return len(self.players)
+
+    @property
+    def current(self) -> Played | None:
+        """The announced question being played or just closed."""
+        return self.played[-1] if self.phase in (OPEN, ANSWERING, CLOSED) else None
+
+    def score(self, player: int) -> int:
+        return (sum(j.points for j in self.judgements if j.player == player)
+                + sum(d for p, d in self.corrections if p == player))
+
+    def scores(self) -> list[int]:
+        return [self.score(p) for p in range(self.seats)]
+
+    def leaders(self) -> list[int]:
+        s = self.scores()
+        top = max(s)
+        return [p for p in range(self.seats) if s[p] == top]
+
+
+PHASE_RU = {READY: "объявление стоимости", OPEN: "кнопки открыты", ANSWERING: "ответ",
+            CLOSED: "вопрос закрыт", TIE: "ничья: нужна дополнительная тема",
+            FINISHED: "бой окончен"}
+
+
+def others_may_queue(q: Played) -> bool:
+    """Someone besides the answerer may still join the queue."""
+    r = q.race
+    return bool(r.playing - r.answered - {r.winner} - {p.player for p in r.queue})
+
+
+def ranking(state: Battle) -> list[int]:
+    """1-based places: players who went further in the tie-break rank higher, then by score;
+    equal keys share a place (competition ranking)."""
+    level = [sum(p in group for group in state.tiebreaks) for p in range(state.seats)]
+    scores = state.scores()
+    keys = [(level[p], scores[p]) for p in range(state.seats)]
+    return [1 + sum(k > keys[p] for k in keys) for p in range(state.seats)]

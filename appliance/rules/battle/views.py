@@ -1,0 +1,132 @@
+"""What each screen may see of a battle. The board and the players never get the text or
+answer of a question while it is played; `revealed` holds the last closed one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from appliance.rules.battle.actions import judgement_label, legal_actions
+from appliance.rules.battle.deadlines import next_deadline
+from appliance.rules.battle.state import (
+    ANSWERING,
+    NAME,
+    OPEN,
+    PHASE_RU,
+    QUESTIONS_PER_THEME,
+    TIE,
+    Battle,
+    others_may_queue,
+    ranking,
+)
+from appliance.rules.protocol import Refused
+
+
+def _theme_json(state: Battle, index: int) -> dict[str, Any]:
+    t = state.themes[index]
+    return {"index": index, "name": t.name, "red": t.red, "extra": t.extra,
+            "values": [t.value(n) for n in range(QUESTIONS_PER_THEME)]}
+
+
+def _common(state: Battle) -> dict[str, Any]:
+    q = state.current
+    scores = state.scores()
+    places = ranking(state)
+    out: dict[str, Any] = {
+        "rules": NAME,
+        "phase": state.phase,
+        "phase_ru": PHASE_RU[state.phase],
+        "players": [{"seat": p, "name": n, "score": scores[p], "place": places[p],
+                     "playing": p in state.contenders} for p, n in enumerate(state.players)],
+        "theme": _theme_json(state, state.theme),
+        "number": state.number,
+        "value": state.themes[state.theme].value(state.number),
+        "themes": [{"name": t.name, "red": t.red, "extra": t.extra} for t in state.themes],
+        "question_index": len(state.played) - 1 if q is not None else None,
+        "answering": None, "queue": [], "mandatory": False, "lamp": False,
+        "reading_done": None, "short_word": False, "window_ends_ns": None,
+        "deadline_ns": next_deadline(state),
+        "winner": state.winner,
+        "tied": state.leaders() if state.phase == TIE else [],
+    }
+    if q is not None:
+        r = q.race
+        out.update({
+            "answering": r.winner if state.phase == ANSWERING else None,
+            "queue": [p.player for p in r.queue] if state.phase == ANSWERING else [],
+            "queue_open": state.phase == ANSWERING and r.queue_from_ns is not None,
+            "mandatory": q.mandatory,
+            "lamp": _lamp(state),
+            "reading_done": q.reading_done_ns is not None,
+            "short_word": q.short_word,
+            "window_ends_ns": (None if q.window_from_ns is None or state.phase != OPEN
+                               else q.window_from_ns + state.settings.window_ns),
+            "answered": sorted(r.answered | ({r.winner} if state.phase == ANSWERING
+                                             and r.winner is not None else set())),
+            "closed": q.closed,
+        })
+    return out
+
+
+def _lamp(state: Battle) -> bool:
+    """Pressing does something now: the buttons are armed, or the queue is open."""
+    q = state.current
+    if q is None or state.phase not in (OPEN, ANSWERING):
+        return False
+    if state.phase == OPEN:
+        return q.race.armed
+    return q.race.queue_from_ns is not None and others_may_queue(q)
+
+
+def _revealed(state: Battle) -> dict[str, Any] | None:
+    """The last closed question, text and answer: safe for every screen."""
+    if not state.played or state.played[-1].closed is None:
+        return None
+    q = state.played[-1]
+    spec = state.themes[q.theme].question(q.number)
+    return {"theme": state.themes[q.theme].name, "value": q.value, **spec.to_json()}
+
+
+def view(state: Battle, role: str) -> dict[str, Any]:
+    if role == "hardware":
+        q = state.current
+        live = state.phase == ANSWERING and q is not None
+        return {"lamp": _lamp(state),
+                "answering": q.race.winner if live and q is not None else None,
+                "queue": [p.player for p in q.race.queue] if live and q is not None else [],
+                "false_starts": 0}
+    out = _common(state)
+    q = state.current
+    race = q.race_report() if q is not None else []
+    if role == "host":
+        spec = state.themes[state.theme].question(state.number)
+        out.update({
+            "question": spec.to_json(),  # the host reads it, answer included
+            "race": race,
+            "judgements": [{"ref": i, "label_ru": judgement_label(state, i)[0],
+                            "player": j.player, "verdict": j.verdict, "points": j.points}
+                           for i, j in enumerate(state.judgements)],
+            "corrections": [{"player": p, "points": d} for p, d in state.corrections],
+            "can_undo": bool(state.history),
+            "settings": state.settings.to_json(),
+            "actions": [a.to_json() for a in legal_actions(state)],
+        })
+        return out
+    if role == "board":
+        out.update({"race": race, "revealed": _revealed(state)})
+        return out
+    if role.startswith("player:"):
+        try:
+            seat = int(role.split(":", 1)[1])
+        except ValueError:
+            seat = -1
+        if not 0 <= seat < state.seats:
+            raise Refused(f"Нет места {role!r}.", f"No such seat: {role!r}.", "unknown_role")
+        out.update({
+            "seat": seat, "name": state.players[seat], "score": state.score(seat),
+            "may_press": out["lamp"] and q is not None and seat in q.race.playing
+            and seat not in q.race.answered and seat != (
+                q.race.winner if state.phase == ANSWERING else None),
+            "revealed": _revealed(state),
+        })
+        return out
+    raise Refused(f"Неизвестная роль {role!r}.", f"Unknown role {role!r}.", "unknown_role")

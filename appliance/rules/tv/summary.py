@@ -1,0 +1,50 @@
+"""The TV game's statistics and final result as plain JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from appliance.rules.arbiter import MS
+from appliance.rules.tv.state import Stage, State
+
+
+def stats(state: State) -> list[dict[str, Any]]:
+    """Per player: right, wrong, points by round, false starts, reaction lamp → press."""
+    out = []
+    for p in range(state.seats):
+        js = [j for j in state.judgements if j.player == p]
+        by_round: dict[str, int] = {}
+        for j in js:
+            by_round[j.round] = by_round.get(j.round, 0) + j.delta
+        r = state.reactions[p]
+        out.append({
+            "player": p,
+            "right": sum(1 for j in js if j.verdict == "right"),
+            "wrong": sum(1 for j in js if j.verdict == "wrong"),
+            "points_by_round": by_round,
+            "false_starts": state.false_starts[p],
+            "presses_won": len(r),
+            "reaction_mean_ms": round(sum(r) / len(r) / MS, 1) if r else None,
+            "reaction_best_ms": round(min(r) / MS, 1) if r else None,
+        })
+    return out
+
+
+def summary(state: State) -> dict[str, Any]:
+    """The result as plain JSON, in the shape the battle's summary uses where they overlap."""
+    over = state.stage == Stage.OVER
+    return {
+        "engine": "tv",
+        "players": list(state.players),
+        "scores": list(state.scores),
+        "places": [1 + sum(1 for o in state.scores if o > v) for v in state.scores],
+        "winner": state.winners[0] if over and len(state.winners) == 1 else None,
+        "winners": list(state.winners),
+        "finished": over,
+        "over": over,
+        "stage": state.stage,
+        "ended_by_host": state.ended_by_host,
+        "shootout_themes": state.shootout.themes if state.shootout else 0,
+        "questions": [j.to_json() for j in state.judgements],
+        "stats": stats(state),
+    }
