@@ -16,6 +16,7 @@ import pytest
 from webui_kit import Kit, make_kit, views
 
 from appliance.rules.battle import game as battle
+from appliance.rules.battle import views as battle_views
 from webui import hub as hub_module
 
 PLAYERS = ["Анна", "Борис", "Вера"]
@@ -45,6 +46,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
     monkeypatch.setattr(battle, "view", counted_view)
     monkeypatch.setattr(battle, "legal_actions", counted_legal)
+    monkeypatch.setattr(battle_views, "legal_actions", counted_legal)  # the host view's own
     return seen
 
 
