@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install the system tools the provisioning and image-build tests need (Debian/Ubuntu).
+# Install the system tools the provisioning, image-build and rooms tests need (Debian/Ubuntu).
+# The rooms tests start their own Mosquitto on loopback; the packaged service is not used.
 # Idempotent and silent when everything is already there; apt-get only for what is missing.
 set -euo pipefail
 
@@ -14,6 +15,8 @@ declare -A tools=(
   [losetup]=mount
   [xz]=xz-utils
   [systemctl]=systemd
+  [mosquitto]=mosquitto
+  [mosquitto_passwd]=mosquitto
 )
 export PATH="$PATH:/usr/sbin:/sbin"
 need=()
