@@ -1,0 +1,145 @@
+"""A real Mosquitto on loopback, configured by the provisioning role `broker` itself.
+
+`render(tmp)` applies the role with ansible-playbook on this machine (connection local,
+without the package install and systemd units) into a temporary directory, so the tests
+run exactly the configuration a director box gets. `Broker` starts, kills and restarts
+that mosquitto; `add_user` writes a password the way the director's admin does."""
+
+from __future__ import annotations
+
+import grp
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ROLES = ROOT / "provisioning" / "roles"
+VENV_BIN = Path(sys.executable).parent
+MOSQUITTO = shutil.which("mosquitto", path="/usr/sbin:/usr/bin:/sbin:/bin") or "mosquitto"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def broker_dir() -> Path:
+    """A directory the broker can read after it drops root for its own user (pytest's own
+    temporary directories are private to root). The caller removes it."""
+    tmp = Path(tempfile.mkdtemp(prefix="svoyak-broker-"))
+    if os.geteuid() == 0:
+        shutil.chown(tmp, "root", "mosquitto")
+        tmp.chmod(0o750)
+    return tmp
+
+
+def render(tmp: Path, port: int) -> Path:
+    """Apply the `broker` role into `tmp` (see `broker_dir`); returns the mosquitto.conf it
+    wrote."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    root = os.geteuid() == 0
+    user = pwd.getpwuid(os.geteuid()).pw_name
+    # As root mosquitto drops to its own user, so its files get its group (as on the box).
+    group = "mosquitto" if root else grp.getgrgid(os.getegid()).gr_name
+    persist = tmp / "persist"
+    persist.mkdir(exist_ok=True)
+    if root:
+        shutil.chown(persist, "mosquitto", "mosquitto")
+    play = tmp / "broker-play.yml"
+    play.write_text(f"""---
+- name: Render the broker role
+  hosts: localhost
+  connection: local
+  gather_facts: false
+  vars:
+    svoyak_image_mode: false
+    svoyak_broker_install: false
+    svoyak_address: 127.0.0.1
+    svoyak_broker_port: {port}
+    svoyak_data_dir: {tmp}
+    svoyak_broker_conf: {tmp}/mosquitto.conf
+    svoyak_broker_acl: {tmp}/svoyak.acl
+    svoyak_broker_passwd_owner: {user}
+    svoyak_broker_group: {group}
+    svoyak_broker_persistence_dir: {persist}/
+    svoyak_broker_pid_file: ""
+    svoyak_broker_log_dest: stderr
+  roles:
+    - broker
+""")
+    env = {"PATH": f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+           "HOME": os.environ.get("HOME", "/root"), "LANG": "C.UTF-8",
+           "ANSIBLE_ROLES_PATH": str(ROLES), "ANSIBLE_NOCOLOR": "1",
+           "ANSIBLE_LOCALHOST_WARNING": "false", "ANSIBLE_INVENTORY_UNPARSED_WARNING": "false",
+           "ANSIBLE_LOCAL_TEMP": str(tmp / ".ansible-tmp"),
+           "ANSIBLE_PYTHON_INTERPRETER": sys.executable}
+    r = subprocess.run([str(VENV_BIN / "ansible-playbook"), "-i", "localhost,", str(play)],
+                       env=env, capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        raise RuntimeError(f"the broker role failed:\n{r.stdout[-3000:]}\n{r.stderr[-2000:]}")
+    return tmp / "mosquitto.conf"
+
+
+def add_user(passwd: Path, user: str, password: str) -> None:
+    subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, password], check=True,
+                   capture_output=True, timeout=30)
+
+
+class Broker:
+    """mosquitto -c CONF on loopback; `kill()` is SIGKILL (a pulled cord), `start()` again
+    reuses its persistence directory."""
+
+    def __init__(self, conf: Path, port: int):
+        self.conf = conf
+        self.port = port
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log_path = conf.parent / "mosquitto.log"
+
+    def start(self, wait_s: float = 10.0) -> Broker:
+        log = open(self.log_path, "ab")  # noqa: SIM115
+        self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=log,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        log.close()
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"mosquitto exited: {self.log()}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"mosquitto did not listen: {self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")[-3000:]
+
+    def reload(self) -> None:
+        """SIGHUP: re-read the password file (what svoyak-broker-reload does on the box)."""
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGHUP)
+            time.sleep(0.3)
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.proc = None
