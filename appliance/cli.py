@@ -9,7 +9,8 @@ import sys
 
 # Modules with `register(subparsers)`; each adds its subcommands.
 COMMAND_MODULES: list[str] = ["webui.cli", "gpio.cli", "appliance.packages.cli",
-                              "appliance.runtime.cli", "appliance.tournament.cli"]
+                              "appliance.runtime.cli", "appliance.tournament.cli",
+                              "rooms.cli"]
 
 
 def build_parser() -> argparse.ArgumentParser:

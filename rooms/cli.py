@@ -1,0 +1,147 @@
+"""`svoyak rooms …`: make a box the director or a room of a tournament, and carry results
+by file when there is no network. JSON on stdout is the last line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("rooms", help="several rooms, one tournament (docs/rooms.md)")
+    sub = p.add_subparsers(dest="rooms_command", metavar="ROOMS_COMMAND", required=True)
+
+    d = sub.add_parser("director", help="make this box the tournament's director")
+    d.add_argument("--data", default=None)
+    d.add_argument("--broker", required=True, help="HOST:PORT the broker listens on")
+    d.add_argument("--passwd", required=True, help="the broker's password file")
+    d.set_defaults(func=_director)
+
+    a = sub.add_parser("add-room", help="credentials for a room box (a join code)")
+    a.add_argument("--data", default=None)
+    a.add_argument("--room", default=None, help="room name (default: the next roomN)")
+    a.set_defaults(func=_add_room)
+
+    j = sub.add_parser("join", help="make this box a room of a director's tournament")
+    j.add_argument("--data", default=None)
+    j.add_argument("--director", required=True, help="HOST:PORT of the director's broker")
+    j.add_argument("--room", required=True)
+    j.add_argument("--code", required=True)
+    j.set_defaults(func=_join)
+
+    dr = sub.add_parser("draw", help="draw the stand-in bracket from a file of names")
+    dr.add_argument("--data", default=None)
+    dr.add_argument("entries", help="a text file, one entry per line")
+    dr.add_argument("--seed", type=int, required=True)
+    dr.set_defaults(func=_draw)
+
+    s = sub.add_parser("status", help="the bracket and the rooms as JSON (director)")
+    s.add_argument("--data", default=None)
+    s.set_defaults(func=_status)
+
+    i = sub.add_parser("import-result", help="apply a result file from a room (director)")
+    i.add_argument("--data", default=None)
+    i.add_argument("file")
+    i.set_defaults(func=_import_result)
+
+
+def _data(args: argparse.Namespace) -> Path:
+    from appliance.store import data_dir
+
+    return data_dir(args.data)
+
+
+def _hostport(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    return host.strip("[]"), int(port)
+
+
+def _print(obj: Any) -> int:
+    print(json.dumps(obj, ensure_ascii=False), flush=True)
+    return 0
+
+
+def _fail(ru: str, en: str, code: int = 2) -> int:
+    print(f"{ru}\n{en}", file=sys.stderr)
+    return code
+
+
+def _director(args: argparse.Namespace) -> int:
+    from rooms import config
+
+    host, port = _hostport(args.broker)
+    obj = config.make_director(_data(args), host, port, Path(args.passwd))
+    return _print({"role": "director", "broker": obj["broker"]})
+
+
+def _add_room(args: argparse.Namespace) -> int:
+    from rooms import config
+
+    try:
+        return _print(config.add_room(_data(args), args.room))
+    except config.ConfigError as e:
+        return _fail(e.ru, e.en)
+
+
+def _join(args: argparse.Namespace) -> int:
+    from rooms import config
+
+    host, port = _hostport(args.director)
+    try:
+        obj = config.join(_data(args), host, port, args.room, args.code)
+    except config.ConfigError as e:
+        return _fail(e.ru, e.en)
+    return _print({"role": "room", "room": obj["room"], "box": obj["box"]})
+
+
+def _director_offline(args: argparse.Namespace) -> Any:
+    from appliance.store import db_path
+    from rooms.director import Director
+
+    return Director(broker=None, store_path=db_path(_data(args)))
+
+
+def _draw(args: argparse.Namespace) -> int:
+    from appliance.engine import Refused
+
+    entries = [ln.strip() for ln in Path(args.entries).read_text("utf-8").splitlines()
+               if ln.strip()]
+    d = _director_offline(args)
+    try:
+        d.draw(entries, args.seed)
+    except Refused as r:
+        return _fail(r.message_ru, r.message_en)
+    finally:
+        d.close()
+    return _status(args)
+
+
+def _status(args: argparse.Namespace) -> int:
+    d = _director_offline(args)
+    try:
+        return _print(d.status())
+    finally:
+        d.close()
+
+
+def _import_result(args: argparse.Namespace) -> int:
+    from appliance.engine import Refused
+    from rooms import messages
+
+    try:
+        obj = json.loads(Path(args.file).read_text("utf-8"))
+    except (OSError, ValueError) as e:
+        return _fail(f"Файл не читается: {e}", f"The file cannot be read: {e}")
+    d = _director_offline(args)
+    try:
+        applied = d.import_result(obj)
+    except messages.BadMessage as e:
+        return _fail(e.ru, e.en)
+    except Refused as r:
+        return _fail(r.message_ru, r.message_en)
+    finally:
+        d.close()
+    return _print({"applied": applied})

@@ -1,0 +1,337 @@
+"""The director's side: every room's events and results in, assignments out.
+
+The director's SQLite file is the authority. A room's events are applied exactly once:
+``rooms_applied`` has the primary key (box, game, seq) and takes only the next sequence
+number of a game, in the same transaction that updates nothing else, so a duplicate
+(a republish after a cut, a broker redelivery) or a run with a gap changes nothing; the
+acknowledgement, retained on the room's ``down/ack`` topic, tells the room where to go on
+from. A result is applied once per (box, game): it goes into the tournament's log as one
+event, which advances the bracket, and the next ready battle is assigned to the room that
+is free. The tournament's events are in ``rooms_tournament``; folding them again
+(`Director.replay`) gives the same bracket.
+
+Each room's battle is also folded here with the battle engine, from the very events the
+room committed, so the director's screens show the live score, theme, value and who is
+answering without any second source of truth."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from appliance import engines
+from appliance.engine import Event, Refused
+from rooms import messages, standin, topics
+from rooms.db import Tables
+from rooms.link import Broker, Link
+
+log = logging.getLogger("svoyak.rooms")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS rooms_tournament (
+    seq INTEGER PRIMARY KEY, wall REAL NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS rooms_applied (
+    box TEXT NOT NULL, game INTEGER NOT NULL, seq INTEGER NOT NULL, room TEXT NOT NULL,
+    battle TEXT NOT NULL, type TEXT NOT NULL, t_ns INTEGER NOT NULL, payload TEXT NOT NULL,
+    wall REAL NOT NULL, received REAL NOT NULL, PRIMARY KEY (box, game, seq));
+CREATE TABLE IF NOT EXISTS rooms_results (
+    box TEXT NOT NULL, game INTEGER NOT NULL, room TEXT NOT NULL, battle TEXT NOT NULL,
+    sha256 TEXT NOT NULL, payload TEXT NOT NULL, received REAL NOT NULL,
+    PRIMARY KEY (box, game));
+CREATE TABLE IF NOT EXISTS rooms_rooms (
+    room TEXT PRIMARY KEY, joined REAL NOT NULL)
+"""
+
+LiveListener = Callable[[str, dict[str, Any]], None]
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+class Director:
+    def __init__(self, *, broker: Broker | None, store_path: Any,
+                 tournament: Any = standin.StandIn, wall: Callable[[], float] = time.time):
+        self.t = tournament
+        self.wall = wall
+        self.db = Tables(store_path, SCHEMA)
+        self._lock = threading.RLock()
+        self.state = self.replay()
+        self.rules = engines.get("battle")
+        self._battles: dict[tuple[str, int], Any] = {}  # (box, game) -> battle engine state
+        self.live: dict[str, dict[str, Any]] = {}  # room -> what the screens show
+        self.listeners: list[LiveListener] = []
+        self.duplicates = 0
+        self.refusals: list[dict[str, Any]] = []
+        self.link = None
+        if broker is not None:
+            self.link = Link(broker, subscriptions=[topics.UP_ALL], on_message=self._on_message,
+                             on_up=self._on_up, persistent=True)
+
+    def start(self) -> Director:
+        if self.link is not None:
+            self.link.start()
+        return self
+
+    def close(self) -> None:
+        if self.link is not None:
+            self.link.stop()
+        self.db.close()
+
+    # -- the tournament's log --------------------------------------------------------------
+    def replay(self) -> Any:
+        rows = self.db.query("SELECT payload FROM rooms_tournament ORDER BY seq")
+        return self.t.fold(json.loads(str(p)) for (p,) in rows)
+
+    def _append(self, c: Any, events: Sequence[Mapping[str, Any]]) -> None:
+        for e in events:
+            c.execute("INSERT INTO rooms_tournament (wall, type, payload) VALUES (?,?,?)",
+                      (self.wall(), e["type"], _dumps(e)))
+        state = self.state
+        for e in events:
+            state = self.t.evolve(state, e)
+        self.state = state
+
+    def draw(self, entries: Sequence[str], seed: int) -> None:
+        with self._lock:
+            if self.db.query("SELECT 1 FROM rooms_tournament LIMIT 1"):
+                raise Refused("Жеребьёвка уже проведена.", "The draw was already made.",
+                              "drawn")
+            with self.db.write() as c:
+                self._append(c, standin.decide_draw(entries, seed))
+        self.assign_free_rooms()
+
+    def add_room(self, room: str) -> None:
+        if not topics.valid_room(room):
+            raise Refused("Неверное имя зала.", "Bad room name.", "bad_room")
+        with self.db.write() as c:
+            c.execute("INSERT OR IGNORE INTO rooms_rooms (room, joined) VALUES (?, ?)",
+                      (room, self.wall()))
+        self.assign_free_rooms()
+
+    def rooms(self) -> list[str]:
+        return [str(r) for (r,) in self.db.query("SELECT room FROM rooms_rooms ORDER BY room")]
+
+    # -- assignments -----------------------------------------------------------------------
+    def in_play(self, room: str) -> str | None:
+        for b in self.state.order:
+            s = self.state.battles[b]
+            if s.room == room and s.winner is None:
+                return str(b)
+        return None
+
+    def assign_free_rooms(self) -> None:
+        with self._lock:
+            for room in self.rooms():
+                if self.in_play(room) is not None:
+                    continue
+                ready = self.t.ready(self.state)
+                if not ready:
+                    break
+                with self.db.write() as c:
+                    self._append(c, self.t.decide_assign(self.state, ready[0], room))
+            self.publish_assignments()
+
+    def assignment(self, room: str) -> dict[str, Any]:
+        battle = self.in_play(room)
+        body: dict[str, Any] = {"v": messages.VERSION, "room": room, "battle": battle}
+        if battle is not None:
+            s = self.state.battles[battle]
+            body.update({"stage": s.stage, "players": list(s.players),
+                         "setup": self.t.setup(self.state, battle)})
+        return messages.sealed(body)
+
+    def publish_assignments(self) -> None:
+        if self.link is None:
+            return
+        for room in self.rooms():
+            self.link.publish(topics.down(room, topics.ASSIGNMENT),
+                              messages.encode(self.assignment(room)), retain=True)
+
+    def ack(self, room: str) -> dict[str, Any]:
+        acks: dict[str, dict[str, int]] = {}
+        for box, game, seq in self.db.query(
+                "SELECT box, game, max(seq) FROM rooms_applied WHERE room = ? "
+                "GROUP BY box, game", (room,)):
+            acks.setdefault(str(box), {})[str(game)] = int(seq)  # type: ignore[call-overload]
+        results: dict[str, list[int]] = {}
+        for box, game in self.db.query("SELECT box, game FROM rooms_results WHERE room = ?",
+                                       (room,)):
+            results.setdefault(str(box), []).append(int(game))  # type: ignore[call-overload]
+        return {"v": messages.VERSION, "room": room, "acks": acks, "results": results}
+
+    def _publish_ack(self, room: str) -> None:
+        if self.link is not None:
+            self.link.publish(topics.down(room, topics.ACK), messages.encode(self.ack(room)),
+                              retain=True)
+
+    def _on_up(self) -> None:
+        # The broker may have lost its retained messages (killed before its autosave):
+        # the director's log says what they are, so publish them again.
+        self.publish_assignments()
+        for room in self.rooms():
+            self._publish_ack(room)
+
+    # -- a room's messages -----------------------------------------------------------------
+    def _on_message(self, topic: str, payload: bytes, _retained: bool) -> None:
+        parsed = topics.parse(topic)
+        if parsed is None or parsed[1] != "up":
+            return
+        room, _, kind = parsed
+        try:
+            if kind == topics.EVENTS:
+                self.apply_events(room, messages.decode(payload, kind="events"))
+            elif kind == topics.RESULT:
+                self.apply_result(room, messages.decode(payload, kind="result", sealed_=True))
+            elif kind == topics.STATUS:
+                obj = messages.decode(payload, kind="status")
+                with self._lock:
+                    live = self.live.setdefault(room, {"room": room})
+                    live.update(online=bool(obj.get("online")), box=obj.get("box"),
+                                last_message=self.wall())
+                self._tell(room)
+        except (messages.BadMessage, Refused) as e:
+            en = getattr(e, "en", None) or getattr(e, "message_en", str(e))
+            ru = getattr(e, "ru", None) or getattr(e, "message_ru", "")
+            log.warning("rooms: %s from %s refused: %s", kind, room, en)
+            self.refusals.append({"room": room, "kind": kind, "ru": ru, "en": en,
+                                  "at": self.wall()})
+            del self.refusals[:-50]
+
+    def apply_events(self, room: str, msg: Mapping[str, Any]) -> int:
+        """Apply the next events of a room's game; returns how many were new."""
+        messages.require(msg, "events", box=str, game=int, battle=str, events=list)
+        box, game, battle = msg["box"], msg["game"], msg["battle"]
+        received = self.wall()
+        new: list[Mapping[str, Any]] = []
+        with self._lock:
+            if self.state.battles.get(battle) is None or self.state.battles[battle].room != room:
+                raise Refused("Бой не назначен этому залу.",
+                              "This battle is not assigned to this room.", "not_assigned")
+            with self.db.write() as c:
+                last = int(c.execute("SELECT coalesce(max(seq), 0) FROM rooms_applied "
+                                     "WHERE box = ? AND game = ?", (box, game)).fetchone()[0])
+                for e in msg["events"]:
+                    seq = e.get("seq") if isinstance(e, dict) else None
+                    if not isinstance(seq, int) or seq <= last:
+                        self.duplicates += 1
+                        continue
+                    if seq != last + 1:
+                        break  # a gap: the acknowledgement asks for the rest again
+                    c.execute(
+                        "INSERT INTO rooms_applied (box, game, seq, room, battle, type, t_ns, "
+                        "payload, wall, received) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                        (box, game, seq, room, battle, str(e["type"]), int(e["t_ns"]),
+                         _dumps(e.get("payload") or {}), _wall_of(e, received), received))
+                    last = seq
+                    new.append(e)
+            self._fold_live(room, box, game, battle, new, received)
+        self._publish_ack(room)
+        if new:
+            self._tell(room)
+        return len(new)
+
+    def apply_result(self, room: str, msg: Mapping[str, Any]) -> bool:
+        """Apply a room's result once; True when it advanced the bracket now."""
+        messages.require(msg, "result", box=str, game=int, battle=str, summary=dict,
+                         last_seq=int)
+        box, game, battle = msg["box"], msg["game"], msg["battle"]
+        if "events" in msg:  # carried by file: its events come with it
+            self.apply_events(room, {"box": box, "game": game, "battle": battle,
+                                     "events": msg["events"]})
+        with self._lock:
+            if self.db.query("SELECT 1 FROM rooms_results WHERE box = ? AND game = ?",
+                             (box, game)):
+                self.duplicates += 1
+                self._publish_ack(room)
+                return False
+            have = self.db.query("SELECT coalesce(max(seq), 0) FROM rooms_applied "
+                                 "WHERE box = ? AND game = ?", (box, game))[0][0]
+            if int(have) < msg["last_seq"]:  # type: ignore[call-overload]
+                return False  # its events first; the room sends the result again
+            events = self.t.decide_result(self.state, battle, msg["summary"],
+                                          {"box": box, "game": game, "room": room})
+            with self.db.write() as c:
+                c.execute("INSERT INTO rooms_results (box, game, room, battle, sha256, payload, "
+                          "received) VALUES (?,?,?,?,?,?,?)",
+                          (box, game, room, battle, msg["sha256"], _dumps(msg), self.wall()))
+                self._append(c, events)
+            live = self.live.setdefault(room, {"room": room})
+            live["finished"] = battle
+        self._publish_ack(room)
+        self.assign_free_rooms()
+        self._tell(room)
+        return True
+
+    # -- live view -------------------------------------------------------------------------
+    def _fold_live(self, room: str, box: str, game: int, battle: str,
+                   new: Sequence[Mapping[str, Any]], received: float) -> None:
+        key = (box, game)
+        state = self._battles.get(key)
+        if state is None:
+            state = self.rules.initial(self.t.setup(self.state, battle))
+            for ty, t_ns, payload in self.db.query(
+                    "SELECT type, t_ns, payload FROM rooms_applied WHERE box = ? AND game = ? "
+                    "ORDER BY seq", (box, game)):
+                state = self.rules.evolve(state, Event(str(ty), int(t_ns),  # type: ignore
+                                                       json.loads(str(payload))))
+        else:
+            for e in new:
+                state = self.rules.evolve(state, Event(str(e["type"]), int(e["t_ns"]),
+                                                       e.get("payload") or {}))
+        self._battles[key] = state
+        view = self.rules.view(state, "board")
+        live = self.live.setdefault(room, {"room": room})
+        last = new[-1] if new else None
+        live.update({
+            "box": box, "game": game, "battle": battle, "last_message": received,
+            "lag_s": None if last is None else max(0.0, received - _wall_of(last, received)),
+            "phase": view.get("phase"),
+            "players": [{"name": p["name"], "score": p["score"]} for p in view["players"]],
+            "theme": (view.get("theme") or {}).get("name"), "value": view.get("value"),
+            "answering": view.get("answering"), "online": True,
+        })
+
+    def _tell(self, room: str) -> None:
+        snapshot = dict(self.live.get(room) or {"room": room})
+        for fn in list(self.listeners):
+            try:
+                fn(room, snapshot)
+            except Exception:
+                log.exception("rooms: a live listener failed")
+
+    def status(self) -> dict[str, Any]:
+        with self._lock:
+            rooms = []
+            for room in self.rooms():
+                live = dict(self.live.get(room) or {"room": room})
+                live["in_play"] = self.in_play(room)
+                rooms.append(live)
+            return {"role": "director", "connected": bool(self.link and self.link.connected),
+                    "rooms": rooms, "bracket": self.t.view(self.state),
+                    "duplicates": self.duplicates, "refusals": list(self.refusals[-10:])}
+
+    def import_result(self, obj: Mapping[str, Any]) -> bool:
+        """A result carried on a USB stick: the same checks and the same once-only rule."""
+        msg = messages.decode(messages.encode(obj), kind="result", sealed_=True)
+        room = msg.get("room")
+        if not isinstance(room, str) or not topics.valid_room(room):
+            raise messages.BadMessage("в файле нет зала", "the file names no room")
+        return self.apply_result(room, msg)
+
+
+def _wall_of(e: Mapping[str, Any], default: float) -> float:
+    """An event's wall time as the room box logged it (ISO 8601) in seconds."""
+    from datetime import datetime
+
+    w = e.get("wall")
+    if isinstance(w, str):
+        try:
+            return datetime.fromisoformat(w).timestamp()
+        except ValueError:
+            return default
+    return default

@@ -1,0 +1,138 @@
+"""One MQTT connection to the tournament's broker (paho-mqtt 2.x, MQTT 5).
+
+paho's network thread (`loop_start`) reconnects by itself after a broker restart or a cut
+cable, with a short back-off; `connected` and `refused` tell the screens where the link
+stands. paho keeps its own session only in memory, so nothing here relies on it for
+delivery: the room box's log is the outbox and the director acknowledges what it applied
+(rooms.room, rooms.director). The director still asks for a persistent session
+(clean_start False, a session expiry), so the broker queues QoS 1 messages for it while its
+process restarts — a shortcut, never the guarantee."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+log = logging.getLogger("svoyak.rooms")
+
+KEEPALIVE_S = 5
+SESSION_EXPIRY_S = 2 * 24 * 3600
+QOS = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Broker:
+    host: str
+    port: int
+    username: str
+    password: str
+
+
+Handler = Callable[[str, bytes, bool], None]  # topic, payload, retained
+
+
+class Link:
+    """A connection that keeps itself up. `on_message(topic, payload, retained)` and
+    `on_up()` run on paho's thread; keep them short."""
+
+    def __init__(self, broker: Broker, *, subscriptions: list[str], on_message: Handler,
+                 on_up: Callable[[], None] | None = None, persistent: bool = False,
+                 will: tuple[str, bytes] | None = None):
+        self.broker = broker
+        self.subscriptions = subscriptions
+        self.on_message = on_message
+        self.on_up = on_up
+        self.persistent = persistent
+        self.connected = False
+        self.refused: str | None = None  # the broker's reason when it turned us away
+        self.last_change = time.time()
+        self.published = 0
+        self._cond = threading.Condition()
+        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=broker.username,
+                        protocol=mqtt.MQTTv5)
+        c.username_pw_set(broker.username, broker.password)
+        c.reconnect_delay_set(min_delay=1, max_delay=2)
+        c.max_inflight_messages_set(100)
+        if will is not None:
+            c.will_set(will[0], will[1], qos=QOS, retain=True)
+        c.on_connect = self._on_connect
+        c.on_disconnect = self._on_disconnect
+        c.on_message = self._on_message
+        self.client = c
+
+    # -- life cycle ------------------------------------------------------------------------
+    def start(self) -> Link:
+        props = None
+        if self.persistent:
+            props = Properties(PacketTypes.CONNECT)
+            props.SessionExpiryInterval = SESSION_EXPIRY_S
+        self.client.connect_async(self.broker.host, self.broker.port, keepalive=KEEPALIVE_S,
+                                  clean_start=not self.persistent, properties=props)
+        self.client.loop_start()
+        return self
+
+    def stop(self, last: tuple[str, bytes] | None = None) -> None:
+        if last is not None and self.connected:
+            self.client.publish(last[0], last[1], qos=QOS, retain=True).wait_for_publish(2)
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    def wait_connected(self, timeout_s: float) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: self.connected, timeout_s)
+
+    # -- sending ---------------------------------------------------------------------------
+    def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> bool:
+        """Hand a QoS 1 message to paho; False when the link is down (the caller's outbox
+        keeps it and sends again after the reconnect)."""
+        if not self.connected:
+            return False
+        info = self.client.publish(topic, payload, qos=QOS, retain=retain)
+        if info.rc != MQTTErrorCode.MQTT_ERR_SUCCESS:
+            return False
+        self.published += 1
+        return True
+
+    # -- paho callbacks --------------------------------------------------------------------
+    def _on_connect(self, client: mqtt.Client, _ud: Any, _flags: Any, reason: Any,
+                    _props: Any) -> None:
+        if reason.is_failure:
+            self.refused = str(reason)
+            log.warning("rooms link: the broker refused %s: %s", self.broker.username, reason)
+            return
+        self.refused = None
+        for topic in self.subscriptions:
+            client.subscribe(topic, qos=QOS)
+        with self._cond:
+            self.connected = True
+            self.last_change = time.time()
+            self._cond.notify_all()
+        log.info("rooms link up (%s)", self.broker.username)
+        if self.on_up is not None:
+            try:
+                self.on_up()
+            except Exception:
+                log.exception("rooms link: on_up failed")
+
+    def _on_disconnect(self, _c: mqtt.Client, _ud: Any, _flags: Any, reason: Any,
+                       _props: Any) -> None:
+        with self._cond:
+            if self.connected:
+                log.warning("rooms link down (%s): %s", self.broker.username, reason)
+            self.connected = False
+            self.last_change = time.time()
+
+    def _on_message(self, _c: mqtt.Client, _ud: Any, msg: mqtt.MQTTMessage) -> None:
+        try:
+            self.on_message(msg.topic, msg.payload, bool(msg.retain))
+        except Exception:
+            log.exception("rooms link: a message on %s failed", msg.topic)

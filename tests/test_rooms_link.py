@@ -1,0 +1,280 @@
+"""The rooms link against a real Mosquitto on loopback, configured by the provisioning
+role `broker` (tests/broker_kit.py): assignments, exactly-once events and results,
+republishing after a lost link, file carry, and the broker's refusals."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from appliance.loop import GameLoop
+from appliance.store import Store, db_path
+from rooms import messages, topics
+from rooms.director import Director
+from rooms.link import Broker
+from rooms.room import RoomBox
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import broker_kit  # noqa: E402
+
+PASSWORDS = {"director": "director-secret", "room1": "AAAA-BBBB", "room2": "CCCC-DDDD"}
+ENTRIES = [f"Игрок {i}" for i in range(1, 10)]
+
+
+@pytest.fixture(scope="module")
+def broker() -> Any:
+    tmp = broker_kit.broker_dir()
+    port = broker_kit.free_port()
+    conf = broker_kit.render(tmp, port)
+    for user, pw in PASSWORDS.items():
+        broker_kit.add_user(tmp / "broker" / "passwd", user, pw)
+    b = broker_kit.Broker(conf, port).start()
+    yield b
+    b.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def creds(b: Any, user: str, password: str | None = None) -> Broker:
+    return Broker("127.0.0.1", b.port, user, password or PASSWORDS[user])
+
+
+def wait(cond: Any, timeout_s: float = 15.0, what: str = "") -> Any:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        got = cond()
+        if got:
+            return got
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what or cond}")
+
+
+class Room:
+    def __init__(self, tmp: Path, name: str, b: Any, box: str):
+        self.store = Store(db_path(tmp / name))
+        self.loop = GameLoop(self.store).start()
+        self.box = RoomBox(room=name, box=box, broker=creds(b, name), store=self.store,
+                           loop=self.loop).start()
+
+    def close(self) -> None:
+        self.box.close()
+        self.loop.stop()
+        self.store.close()
+
+
+def play(loop: GameLoop, game: int, winner_seat: int) -> None:
+    """A whole battle through the loop: `winner_seat` takes every question."""
+    def ok(cmd: dict[str, Any]) -> bool:
+        return loop.submit(cmd, game).result(5).refused is None
+
+    for _ in range(200):
+        _, state = loop.snapshot(game)
+        if state.phase == "finished":
+            break
+        if state.phase == "ready":
+            assert ok({"type": "announce"})
+        elif state.phase == "open":
+            assert ok({"type": "press", "player": winner_seat})
+            wait(lambda: loop.snapshot(game)[1].phase == "answering", what="the answerer")
+            assert ok({"type": "judge", "verdict": "right"})
+        elif state.phase == "closed":
+            assert ok({"type": "next"})
+    assert ok({"type": "next"}) or loop.snapshot(game)[1].phase == "finished"
+    loop.end_game(game).result(5)
+
+
+def test_battles_flow_through_the_broker_exactly_once(broker: Any, tmp_path: Path) -> None:
+    director = Director(broker=creds(broker, "director"), store_path=tmp_path / "dir.db")
+    director.draw(ENTRIES, seed=7)
+    director.add_room("room1")
+    director.add_room("room2")
+    director.start()
+    rooms = [Room(tmp_path, "room1", broker, "boxA"), Room(tmp_path, "room2", broker, "boxB")]
+    try:
+        played: list[str] = []
+        for _ in range(4):  # 3 battles of the 1/3 final, then the final
+            busy = [r for r in rooms if r.box.assignment() and r.box.assignment()["battle"]
+                    not in played]
+            if not busy:
+                busy = wait(lambda: [r for r in rooms if r.box.assignment()
+                                     and r.box.assignment()["battle"] not in played],
+                            what="an assignment")
+            r = busy[0]
+            a = r.box.assignment()
+            game = r.box.start_battle()
+            assert r.box.start_battle() == game  # starting twice: the same game
+            play(r.loop, game, winner_seat=len(played) % 3)
+            played.append(a["battle"])
+            wait(lambda b=a["battle"]: director.state.battles[b].winner, what="the result")
+        final = director.state.battles[director.state.order[-1]]
+        assert final.winner is not None
+        # Every battle's events exactly once, equal to the room's own log.
+        for r in rooms:
+            for g in r.box.games():
+                wait(lambda r=r, g=g: r.box.games()[[x["game"] for x in r.box.games()]
+                                                    .index(g["game"])]["result_acked"],
+                     what="the result's acknowledgement")
+                got = director.db.query("SELECT seq, type FROM rooms_applied WHERE box = ? "
+                                        "AND game = ? ORDER BY seq", (r.box.box, g["game"]))
+                assert got == [(e.seq, e.event.type) for e in r.store.log(g["game"])]
+        assert len(director.db.query("SELECT * FROM rooms_results")) == 4
+        # A republish of everything (the room forgets its acknowledgements) changes nothing.
+        before = director.status()["bracket"]
+        r = rooms[0]
+        with r.box.db.write() as c:
+            c.execute("UPDATE rooms_outbox SET acked = 0, result_acked = 0")
+        r.box._sent.clear()
+        r.box._kick.set()
+        wait(lambda: all(g["result_acked"] for g in r.box.games()), what="re-acknowledgement")
+        assert director.duplicates > 0
+        assert director.status()["bracket"] == before
+        assert len(director.db.query("SELECT * FROM rooms_results")) == 4
+        # The director's log replays to the same bracket.
+        assert director.replay() == director.state
+        assert director.t.view(director.replay())["podium"] == before["podium"]
+        assert len(before["podium"]) == 3
+    finally:
+        for r in rooms:
+            r.close()
+        director.close()
+
+
+def test_room_catches_up_after_the_link_was_down(broker: Any, tmp_path: Path) -> None:
+    director = Director(broker=creds(broker, "director"), store_path=tmp_path / "dir.db")
+    director.draw(ENTRIES, seed=3)
+    director.add_room("room1")
+    director.start()
+    room = Room(tmp_path, "room1", broker, "boxC")
+    try:
+        wait(room.box.assignment, what="the assignment")
+        game = room.box.start_battle()
+        room.loop.submit({"type": "announce"}, game).result(5)
+        wait(lambda: director.live.get("room1", {}).get("phase") == "open", what="live view")
+        broker.kill()
+        wait(lambda: not room.box.link.connected, what="the link to drop")
+        assert room.box.status()["connected"] is False
+        play(room.loop, game, winner_seat=1)  # the battle goes on without the link
+        assert room.box.status()["unacknowledged"] > 0
+        broker.start()
+        battle = room.box.assignment()["battle"]
+        wait(lambda: director.state.battles[battle].winner is not None, timeout_s=30,
+             what="the catch-up")
+        got = director.db.query("SELECT seq FROM rooms_applied WHERE box = 'boxC' ORDER BY seq")
+        assert [s for (s,) in got] == [e.seq for e in room.store.log(game)]
+        assert director.state.battles[battle].winner == director.state.battles[
+            battle].players[1]
+    finally:
+        room.close()
+        director.close()
+
+
+def test_result_carried_by_file(broker: Any, tmp_path: Path) -> None:
+    online = Director(broker=creds(broker, "director"), store_path=tmp_path / "dir.db")
+    online.draw(ENTRIES, seed=5)
+    online.add_room("room2")
+    online.start()
+    room = Room(tmp_path, "room2", broker, "boxD")
+    try:
+        wait(room.box.assignment, what="the assignment")
+        room.box.link.stop()  # from now on: no network at all
+        game = room.box.start_battle()
+        play(room.loop, game, winner_seat=2)
+        online.close()
+        carried = json.loads(json.dumps(room.box.export_result(game)))
+        offline = Director(broker=None, store_path=tmp_path / "dir.db")
+        tampered = json.loads(json.dumps(carried))
+        tampered["summary"]["scores"][0] += 10
+        with pytest.raises(messages.BadMessage) as e:
+            offline.import_result(tampered)
+        assert "checksum" in e.value.en and "контрольная" in e.value.ru
+        assert offline.import_result(carried) is True
+        assert offline.import_result(carried) is False  # once only
+        battle = carried["battle"]
+        assert offline.state.battles[battle].winner == offline.state.battles[battle].players[2]
+        assert [s for (s,) in offline.db.query(
+            "SELECT seq FROM rooms_applied ORDER BY seq")] == [
+            e.seq for e in room.store.log(game)]
+        offline.close()
+    finally:
+        room.loop.stop()
+        room.box.db.close()
+        room.store.close()
+
+
+def _client(b: Any, user: str, password: str) -> tuple[mqtt.Client, dict[str, Any]]:
+    seen: dict[str, Any] = {"connect": None, "puback": {}, "suback": None, "messages": []}
+    c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=user, protocol=mqtt.MQTTv5)
+    c.username_pw_set(user, password)
+    c.on_connect = lambda *a: seen.__setitem__("connect", a[3])
+    c.on_publish = lambda _c, _u, mid, rc, _p: seen["puback"].__setitem__(mid, rc)
+    c.on_subscribe = lambda _c, _u, _mid, rcs, _p: seen.__setitem__("suback", rcs)
+    c.on_message = lambda _c, _u, m: seen["messages"].append(m.topic)
+    c.connect("127.0.0.1", b.port, keepalive=5)
+    c.loop_start()
+    wait(lambda: seen["connect"] is not None, what="CONNACK")
+    return c, seen
+
+
+def test_broker_refuses_wrong_credentials_and_foreign_topics(broker: Any) -> None:
+    bad, seen = _client(broker, "room1", "WRONG-CODE")
+    try:
+        assert seen["connect"].is_failure
+        assert "not authorized" in str(seen["connect"]).lower() or "bad user" in str(
+            seen["connect"]).lower()
+    finally:
+        bad.loop_stop()
+    anon = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    got: list[Any] = []
+    anon.on_connect = lambda *a: got.append(a[3])
+    anon.connect("127.0.0.1", broker.port)
+    anon.loop_start()
+    try:
+        wait(lambda: got, what="CONNACK")
+        assert got[0].is_failure
+    finally:
+        anon.loop_stop()
+    spy, spied = _client(broker, "director", PASSWORDS["director"])
+    spy.subscribe(topics.UP_ALL, qos=1)
+    room1, seen1 = _client(broker, "room1", PASSWORDS["room1"])
+    try:
+        assert not seen1["connect"].is_failure
+        time.sleep(0.3)
+        own = room1.publish(topics.up("room1", topics.STATUS), b'{"v":1}', qos=1)
+        foreign = room1.publish(topics.up("room2", topics.EVENTS), b'{"v":1}', qos=1)
+        down = room1.publish(topics.down("room1", topics.ASSIGNMENT), b'{"v":1}', qos=1)
+        wait(lambda: len(seen1["puback"]) == 3, what="PUBACKs")
+        assert not seen1["puback"][own.mid].is_failure
+        assert seen1["puback"][foreign.mid].is_failure  # «Not authorized»
+        assert seen1["puback"][down.mid].is_failure  # only the director writes "down"
+        # Mosquitto 2.0 grants the subscription but never delivers what the ACL denies:
+        # room1 does not get room2's (retained) assignment, but gets its own.
+        for room in ("room1", "room2"):
+            spy.publish(topics.down(room, "probe"), room.encode(), qos=1,
+                        retain=True).wait_for_publish(5)
+        room1.subscribe(topics.down("room2", "probe"), qos=1)
+        room1.subscribe(topics.down("room1", "probe"), qos=1)
+        wait(lambda: topics.down("room1", "probe") in seen1["messages"], what="own retained")
+        time.sleep(0.3)
+        assert topics.down("room2", "probe") not in seen1["messages"]
+        for room in ("room1", "room2"):
+            spy.publish(topics.down(room, "probe"), b"", qos=1, retain=True).wait_for_publish(5)
+        assert topics.up("room2", topics.EVENTS) not in spied["messages"]
+        assert topics.up("room1", topics.STATUS) in spied["messages"]
+    finally:
+        for c in (room1, spy):
+            c.disconnect()
+            c.loop_stop()
+
+
+def test_broker_role_listens_on_the_given_address_only(broker: Any) -> None:
+    text = broker.conf.read_text()
+    listeners = [ln for ln in text.splitlines() if ln.startswith("listener")]
+    assert listeners == [f"listener {broker.port} 127.0.0.1"]
+    assert "allow_anonymous false" in text and "use_username_as_clientid true" in text
