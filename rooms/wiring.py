@@ -1,9 +1,12 @@
 """Attach the rooms link to a running box (called by the composition root, `svoyak
-serve`): a director or a room box when ``DATA/rooms.json`` says so, nothing otherwise."""
+serve`): a director or a room box when ``DATA/rooms.json`` says so, nothing otherwise.
+Also gives the web UI what its rooms pages call (`services.extras`): the link, the
+room/director choice, and the push of each room's live battle to the director's TV."""
 
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +15,7 @@ from rooms import config
 log = logging.getLogger("svoyak.rooms")
 
 
-def attach(data: Path, store: Any, loop: Any) -> Any:
+def start_link(data: Path, store: Any, loop: Any) -> Any:
     """The started `Director` or `RoomBox`, or None. A broken rooms.json is logged and the
     box runs on as an ordinary box: a room must never stop a battle."""
     try:
@@ -34,3 +37,76 @@ def attach(data: Path, store: Any, loop: Any) -> Any:
 
     return RoomBox(room=obj["room"], box=obj["box"], broker=broker, store=store,
                    loop=loop).start()
+
+
+class Rooms:
+    """The link of one box, replaceable when the host changes the box's role in admin."""
+
+    def __init__(self, data: Path, store: Any, loop: Any, services: Any):
+        self.data, self.store, self.loop, self.services = data, store, loop, services
+        self.socketio: Any = None
+        self._lock = threading.Lock()
+        self._seq = 0
+        self.link = start_link(data, store, loop)
+        services.extras["rooms_setup"] = self.setup
+        self._publish()
+
+    def _publish(self) -> None:
+        if self.link is None:
+            self.services.extras.pop("rooms", None)
+            return
+        self.services.extras["rooms"] = self.link
+        if hasattr(self.link, "listeners"):
+            self.link.listeners.append(self._push)
+
+    def screens(self, socketio: Any) -> None:
+        """Push every room's live battle to the boards (the director's TV) at once."""
+        self.socketio = socketio
+
+    def _push(self, room: str, live: dict[str, Any]) -> None:
+        if self.socketio is None:
+            return
+        with self._lock:
+            self._seq += 1
+            seq = self._seq
+        payload: dict[str, Any] = {"room": room, "live": live, "seq": seq}
+        if live.get("finished"):
+            payload["bracket"] = self.link.t.view(self.link.state)
+        self.socketio.emit("rooms_live", payload, to="board")
+
+    def setup(self, form: dict[str, Any]) -> dict[str, Any]:
+        """The admin's room/director choice; the new link starts at once."""
+        action = form.get("action")
+        out: dict[str, Any]
+        if action == "director":
+            passwd = Path(form.get("passwd") or self.data / "broker" / "passwd")
+            config.make_director(self.data, str(form["host"]), int(form.get("port") or 1883),
+                                 passwd)
+            out = {"role": "director"}
+        elif action == "join":
+            host, port, room, code = (str(form.get("host") or ""), int(form.get("port") or 1883),
+                                      str(form.get("room") or ""), str(form.get("code") or ""))
+            if form.get("qr"):
+                host, port, room, code = config.parse_qr(str(form["qr"]))
+            config.join(self.data, host, port, room, code)
+            out = {"role": "room", "room": room}
+        elif action == "add_room":
+            out = config.add_room(self.data, form.get("room") or None)
+            if self.link is not None and hasattr(self.link, "add_room"):
+                self.link.add_room(out["room"])
+            return out
+        else:
+            raise KeyError(f"unknown action {action!r}")
+        self.restart()
+        return out
+
+    def restart(self) -> None:
+        if self.link is not None:
+            self.link.close()
+        self.link = start_link(self.data, self.store, self.loop)
+        self._publish()
+
+    def close(self) -> None:
+        if self.link is not None:
+            self.link.close()
+            self.link = None

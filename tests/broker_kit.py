@@ -61,17 +61,17 @@ def render(tmp: Path, port: int) -> Path:
   gather_facts: false
   vars:
     svoyak_image_mode: false
-    svoyak_broker_install: false
+    broker_install: false
     svoyak_address: 127.0.0.1
-    svoyak_broker_port: {port}
+    broker_port: {port}
     svoyak_data_dir: {tmp}
-    svoyak_broker_conf: {tmp}/mosquitto.conf
-    svoyak_broker_acl: {tmp}/svoyak.acl
-    svoyak_broker_passwd_owner: {user}
-    svoyak_broker_group: {group}
-    svoyak_broker_persistence_dir: {persist}/
-    svoyak_broker_pid_file: ""
-    svoyak_broker_log_dest: stderr
+    broker_conf: {tmp}/mosquitto.conf
+    broker_acl: {tmp}/svoyak.acl
+    broker_passwd_owner: {user}
+    broker_group: {group}
+    broker_persistence_dir: {persist}/
+    broker_pid_file: ""
+    broker_log_dest: stderr
   roles:
     - broker
 """)

@@ -78,9 +78,15 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool) -> Box:
         logging.getLogger("svoyak").error("wired buttons off: %s", e)
         fault = gpio.Fault(e)
         services.extras["hardware"] = fault
+    rooms = _rooms(data, store, loop, services)
     app, socketio, hub = create_app(services)
     if fault is not None:
         hub.hardware_status = fault.status
+    if rooms is not None:
+        from webui import rooms_pages
+
+        app.register_blueprint(rooms_pages.bp)
+        rooms.screens(socketio)
     if hardware is not None:
         hw = hardware
         hub.press_fn = lambda seat, by: hw.press(seat, None, by)
@@ -96,12 +102,26 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool) -> Box:
 
     def close() -> None:
         watchdog.stop()
+        if rooms is not None:
+            rooms.close()
         if hardware is not None:
             hardware.close()
         loop.stop()
         store.close()
 
     return Box(app, socketio, hub, loop, store, services, games, hardware, close)
+
+
+def _rooms(data: Path, store: Any, loop: Any, services: Any) -> Any:
+    """The rooms link of a tournament (rooms/, docs/rooms.md): a director or a room box
+    when DATA/rooms.json says so. Without it the box is an ordinary box."""
+    try:
+        from rooms.wiring import Rooms
+
+        return Rooms(data, store, loop, services)
+    except Exception:
+        logging.getLogger("svoyak").exception("rooms link unavailable")
+        return None
 
 
 def _loop_answers(loop: Any, timeout_s: float = 2.0) -> bool:

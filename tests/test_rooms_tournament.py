@@ -1,0 +1,305 @@
+"""Several rooms, one tournament, for real: a Mosquitto configured by the `broker` role on
+loopback, one director and three room boxes as separate `svoyak serve` processes (their own
+data directories and ports), a 27-entry bracket whose 13 battles are played through each
+room's host socket in parallel. Meanwhile the broker is SIGKILLed and restarted, a room box
+is SIGKILLed mid-battle and restarted, and the link is cut for a while (broker stopped)
+while battles go on. Afterwards: the right podium on the director, every battle's events
+and result there exactly once, and the director's log replays to the same bracket."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+import socketio
+
+from appliance.cli import main as svoyak
+from appliance.store import Store, db_path
+from rooms import standin
+from rooms.db import Tables
+from rooms.director import Director
+from webui import localserver
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import broker_kit  # noqa: E402
+
+ENTRIES = [f"Игрок {i:02d}" for i in range(1, 28)]
+SEED = 11
+DEADLINE_S = 300
+
+
+def winner_seat(battle: str) -> int:
+    """The script: who takes every question of a battle."""
+    return int(battle.rsplit("b", 1)[1]) % 3
+
+
+def expected_bracket() -> standin.Bracket:
+    state = standin.fold(standin.decide_draw(ENTRIES, SEED))
+    while (ready := standin.ready(state)):
+        for b in ready:
+            seat = winner_seat(b)
+            players = state.battles[b].players
+            places = [1 if i == seat else 2 for i in range(len(players))]
+            state = standin.evolve(state, {"type": "assigned", "battle": b, "room": "x"})
+            state = standin.evolve(state, {"type": "result", "battle": b,
+                                           "winner": players[seat], "places": places,
+                                           "scores": []})
+    return state
+
+
+class Box:
+    def __init__(self, data: Path):
+        self.data = data
+        self.port = localserver.free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc: Any = None
+
+    def start(self) -> Box:
+        log = open(self.data.parent / f"{self.data.name}.log", "ab")  # noqa: SIM115
+        self.proc = localserver.start(self.data, self.port, "--no-demo", stdout=log,
+                                      env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        log.close()
+        return self
+
+    def kill(self) -> None:
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except Exception:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(5)
+
+    def status(self) -> dict[str, Any]:
+        return requests.get(self.base + "/rooms/status.json", timeout=5).json()
+
+
+class Host:
+    """A room's host: takes the assigned battle, plays it by the script, ends it."""
+
+    def __init__(self, box: Box, stop: threading.Event):
+        self.box = box
+        self.stop = stop
+        self.played: list[str] = []
+        self.questions = 0  # questions judged in the current battle
+        self.in_battle: str | None = None
+        self.errors: list[str] = []
+        self.last: dict[str, Any] = {}
+        self.sio: Any = None
+        self.http: Any = None
+
+    def connect(self) -> None:
+        pin = json.loads((self.box.data / "settings.json").read_text())["pin"]
+        self.http = requests.Session()
+        r = self.http.post(self.box.base + "/login", data={"pin": pin}, allow_redirects=False,
+                           timeout=5)
+        assert r.status_code == 302
+        self.sio = socketio.Client(reconnection=False)
+        self.sio.on("view", lambda d: self.last.update(d) if d.get("game") else None)
+        cookie = "; ".join(f"{k}={v}" for k, v in self.http.cookies.items())
+        self.sio.connect(self.box.base, auth={"role": "host"}, headers={"Cookie": cookie},
+                         transports=["websocket"], wait_timeout=10)
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            try:
+                if self.sio is None or not self.sio.connected:
+                    self.last = {}
+                    self.connect()
+                self.step()
+            except Exception as e:  # the box was killed: connect again when it is back
+                self.errors.append(repr(e))
+                if self.sio is not None:
+                    with contextlib.suppress(Exception):
+                        self.sio.disconnect()
+                self.sio = None
+                time.sleep(0.5)
+
+    def command(self, cmd: dict[str, Any]) -> bool:
+        res = self.sio.call("command", cmd, timeout=10)
+        return bool(res.get("ok"))
+
+    def step(self) -> None:
+        if self.in_battle is None:
+            st = self.box.status()
+            a = st.get("assignment")
+            if not a or a["battle"] in self.played:
+                time.sleep(0.2)
+                return
+            r = self.http.post(self.box.base + "/rooms/start", timeout=10).json()
+            assert r["ok"], r
+            self.in_battle, self.game, self.questions = a["battle"], r["game"], 0
+            time.sleep(0.2)
+        if self.last.get("game") != self.game or "view" not in self.last:
+            time.sleep(0.05)
+            return
+        view = self.last["view"]
+        phase, seen = view.get("phase"), dict(self.last)
+        if self.last.get("finished") or phase == "finished":
+            if not self.last.get("finished"):
+                self.command({"type": "end_game"})
+                self._wait_change(seen)
+                return
+            self.played.append(self.in_battle)
+            self.in_battle = None
+            return
+        seat = winner_seat(self.in_battle)
+        if phase == "ready":
+            self.command({"type": "announce"})
+        elif phase == "open":
+            self.http.post(self.box.base + "/api/sim/press", json={"player": seat}, timeout=5)
+        elif phase == "answering":
+            if self.command({"type": "judge", "verdict": "right"}):
+                self.questions += 1
+        elif phase == "closed":
+            self.command({"type": "next"})
+        self._wait_change(seen)
+
+    def _wait_change(self, seen: dict[str, Any], timeout_s: float = 2.0) -> None:
+        end = time.monotonic() + timeout_s
+        while time.monotonic() < end and self.last == seen and not self.stop.is_set():
+            time.sleep(0.01)
+
+
+@pytest.fixture
+def venue(tmp_path: Path) -> Any:
+    bdir = broker_kit.broker_dir()
+    port = broker_kit.free_port()
+    conf = broker_kit.render(bdir, port)
+    broker = broker_kit.Broker(conf, port)
+    boxes: list[Box] = []
+    try:
+        yield tmp_path, broker, bdir / "broker" / "passwd", boxes
+    finally:
+        for b in boxes:
+            b.stop()
+        broker.stop()
+        shutil.rmtree(bdir, ignore_errors=True)
+
+
+def test_three_rooms_play_a_tournament_through_failures(venue: Any, capsys: Any) -> None:
+    tmp, broker, passwd, boxes = venue
+    ddata = tmp / "director"
+    # The director's set-up with the very CLI a director uses.
+    assert svoyak(["rooms", "director", "--data", str(ddata), "--broker",
+                   f"127.0.0.1:{broker.port}", "--passwd", str(passwd)]) == 0
+    codes = []
+    for _ in range(3):
+        capsys.readouterr()
+        assert svoyak(["rooms", "add-room", "--data", str(ddata)]) == 0
+        codes.append(json.loads(capsys.readouterr().out.strip().splitlines()[-1]))
+    (tmp / "entries.txt").write_text("\n".join(ENTRIES), "utf-8")
+    assert svoyak(["rooms", "draw", "--data", str(ddata), str(tmp / "entries.txt"),
+                   "--seed", str(SEED)]) == 0
+    rooms = []
+    for c in codes:
+        rdata = tmp / c["room"]
+        assert svoyak(["rooms", "join", "--data", str(rdata), "--director",
+                       f"127.0.0.1:{broker.port}", "--room", c["room"], "--code",
+                       c["code"].lower()]) == 0  # a code typed in lower case still works
+        rooms.append(Box(rdata))
+    broker.start()
+    director = Box(ddata)
+    boxes.extend([director, *rooms])
+    for b in boxes:
+        b.start()
+
+    stop = threading.Event()
+    hosts = [Host(r, stop) for r in rooms]
+    threads = [threading.Thread(target=h.run, daemon=True) for h in hosts]
+    for th in threads:
+        th.start()
+
+    def results() -> int:
+        return sum(1 for b in director.status()["bracket"]["battles"] if b["winner"])
+
+    def wait_for(cond: Any, what: str) -> None:
+        while not cond():
+            assert time.monotonic() < deadline, f"timed out: {what}; " + str(
+                [h.errors[-3:] for h in hosts])
+            time.sleep(0.1)
+
+    deadline = time.monotonic() + DEADLINE_S
+    try:
+        # 1. The broker dies mid-battle (SIGKILL: no chance to save) and comes back.
+        wait_for(lambda: results() >= 2 and any(h.questions >= 3 for h in hosts),
+                 "two results")
+        broker.kill()
+        time.sleep(2)
+        broker.start()
+        # 2. A room box loses power mid-battle and boots again.
+        wait_for(lambda: results() >= 4 and hosts[1].in_battle and hosts[1].questions >= 3,
+                 "room2 in the middle of a battle")
+        killed_battle = hosts[1].in_battle
+        rooms[1].kill()
+        time.sleep(1)
+        rooms[1].start()
+        # 3. The link is cut for a while; battles go on in the rooms.
+        wait_for(lambda: results() >= 7, "seven results")
+        before = results()
+        broker.stop()
+        wait_for(lambda: not rooms[0].status()["connected"], "room1 sees the link down")
+        judged = sum(h.questions for h in hosts)
+        time.sleep(6)
+        assert sum(h.questions for h in hosts) > judged or any(
+            h.in_battle is None for h in hosts)  # the rooms played on without the link
+        assert results() == before  # nothing reached the director meanwhile
+        broker.start()
+        wait_for(lambda: len(director.status()["bracket"]["podium"]) == 3, "the podium")
+    finally:
+        stop.set()
+        for th in threads:
+            th.join(15)
+
+    final = director.status()
+    expected = expected_bracket()
+    assert final["bracket"]["podium"] == standin.podium(expected)
+    assert [b["winner"] for b in final["bracket"]["battles"]] == [
+        expected.battles[b].winner for b in expected.order]
+    assert killed_battle in hosts[1].played
+    assert hosts[1].errors  # its host really lost the box for a while
+    assert "rooms link down" in (rooms[0].data.parent / "room1.log").read_text()
+    for b in boxes:
+        b.stop()
+
+    # Every battle's events and result on the director exactly once.
+    dtab = Tables(db_path(ddata), "")
+    games = 0
+    for r in rooms:
+        store = Store(db_path(r.data))
+        rtab = Tables(db_path(r.data), "")
+        box = json.loads((r.data / "rooms.json").read_text())["box"]
+        for game, battle in rtab.query("SELECT game, battle FROM rooms_outbox"):
+            games += 1
+            want = [(e.seq, e.event.type, json.dumps(dict(e.event.data), ensure_ascii=False,
+                                                     separators=(",", ":")))
+                    for e in store.log(int(game))]
+            got = dtab.query("SELECT seq, type, payload FROM rooms_applied WHERE box = ? AND "
+                             "game = ? ORDER BY seq", (box, game))
+            assert got == want, (r.data.name, battle)
+            assert dtab.query("SELECT count(*) FROM rooms_results WHERE box = ? AND game = ?",
+                              (box, game)) == [(1,)]
+        rtab.close()
+        store.close()
+    assert games == len(expected.order) == 13
+    assert dtab.query("SELECT count(*) FROM rooms_results") == [(13,)]
+    dtab.close()
+    replayed = Director(broker=None, store_path=db_path(ddata))
+    try:
+        assert standin.view(replayed.replay()) == final["bracket"]
+    finally:
+        replayed.close()

@@ -1,0 +1,153 @@
+"""Pages of the rooms link (docs/rooms.md): the rooms page in admin (director: every
+room's box, its link, last message, lag and battle in play; room: the assigned battle and
+the link), the rooms board for the director's TV, and the file carry for a venue without
+network. The link itself is `services.extras["rooms"]` (a `rooms.director.Director` or a
+`rooms.room.RoomBox`, wired by the composition root); this module only calls it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, Response, abort, jsonify, request, session
+
+from appliance.engine import Refused
+from webui import qr
+from webui.pages import render, services
+
+bp = Blueprint("rooms", __name__)
+
+
+def link() -> Any:
+    return services().extras.get("rooms")
+
+
+def role() -> str | None:
+    lk = link()
+    return None if lk is None else str(lk.status().get("role"))
+
+
+def _host() -> None:
+    if not session.get("host"):
+        abort(403)
+
+
+def _refused(ru: str, en: str, code: str, status: int = 400) -> tuple[Response, int]:
+    return jsonify({"ok": False, "refused": {"code": code, "ru": ru, "en": en}}), status
+
+
+@bp.get("/rooms/status.json")
+def status() -> Any:
+    """What the rooms screens show; no secrets (no credentials, no answers)."""
+    lk = link()
+    if lk is None:
+        return jsonify({"role": None})
+    out = lk.status()
+    if out.get("role") == "room" and out.get("assignment"):
+        a = out["assignment"]
+        out["assignment"] = {k: a.get(k) for k in ("battle", "stage", "players", "room")}
+    return jsonify(out)
+
+
+@bp.get("/admin/rooms")
+def page() -> Any:
+    if not session.get("host"):
+        from flask import redirect, url_for
+
+        return redirect(url_for("pages.login", next=request.path))
+    return render("rooms.html", role=role())
+
+
+@bp.get("/rooms/board")
+def board() -> Any:
+    return render("rooms_board.html")
+
+
+@bp.get("/rooms/director.svg")
+def director_qr() -> Any:
+    """The director's address as a QR code, for room boxes to join by."""
+    base = request.host_url.rstrip("/")
+    return Response(qr.svg(base), mimetype="image/svg+xml")
+
+
+@bp.post("/rooms/start")
+def start() -> Any:
+    """The room's host starts the battle the director assigned to this room."""
+    _host()
+    lk = link()
+    if lk is None or role() != "room":
+        return _refused("Этот бокс — не зал турнира.", "This box is not a tournament room.",
+                        "not_a_room")
+    try:
+        return jsonify({"ok": True, "game": lk.start_battle()})
+    except Refused as r:
+        return jsonify({"ok": False, "refused": r.to_json()}), 409
+
+
+@bp.get("/admin/rooms/assignment/<room>.json")
+def export_assignment(room: str) -> Any:
+    """A room's assignment as a sealed file (director), for a room with no network."""
+    _host()
+    lk = link()
+    if lk is None or role() != "director" or room not in lk.rooms():
+        abort(404)
+    body = json.dumps(lk.assignment(room), ensure_ascii=False, indent=1)
+    return Response(body, mimetype="application/json", headers={
+        "Content-Disposition": f'attachment; filename="assignment-{room}.json"'})
+
+
+@bp.get("/admin/rooms/result/<int:game>.json")
+def export_result(game: int) -> Any:
+    """A finished battle's result with its events, sealed (room box), for a USB stick."""
+    _host()
+    lk = link()
+    if lk is None or role() != "room":
+        abort(404)
+    try:
+        obj = lk.export_result(game)
+    except KeyError:
+        abort(404)
+    return Response(json.dumps(obj, ensure_ascii=False), mimetype="application/json",
+                    headers={"Content-Disposition":
+                             f'attachment; filename="result-{obj["battle"]}.json"'})
+
+
+@bp.post("/admin/rooms/import")
+def import_file() -> Any:
+    """A file from a USB stick: a result on the director, an assignment on a room box."""
+    _host()
+    lk = link()
+    if lk is None:
+        return _refused("Этот бокс не в турнире.", "This box is not in a tournament.",
+                        "no_rooms")
+    upload = request.files.get("file")
+    try:
+        obj = json.loads((upload.read() if upload else request.get_data()).decode("utf-8"))
+        if not isinstance(obj, dict):
+            raise ValueError("not a JSON object")
+    except (ValueError, UnicodeDecodeError) as e:
+        return _refused(f"Файл не читается: {e}", f"The file cannot be read: {e}", "bad_file")
+    try:
+        if role() == "director":
+            return jsonify({"ok": True, "applied": lk.import_result(obj)})
+        lk.import_assignment(obj)
+        return jsonify({"ok": True})
+    except Refused as r:
+        return jsonify({"ok": False, "refused": r.to_json()}), 409
+    except ValueError as e:  # the link's BadMessage: a bad checksum, a foreign room
+        return _refused(getattr(e, "ru", str(e)), getattr(e, "en", str(e)), "bad_file")
+
+
+@bp.post("/admin/rooms/setup")
+def setup() -> Any:
+    """The room/director choice: make this box the director, add a room (its join code),
+    or join a director as a room. The composition root does it (`rooms_setup`)."""
+    _host()
+    fn = services().extras.get("rooms_setup")
+    if fn is None:
+        abort(404)
+    form = request.get_json(silent=True) or request.form.to_dict()
+    try:
+        return jsonify({"ok": True, **fn(dict(form))})
+    except (ValueError, KeyError) as e:
+        return _refused(getattr(e, "ru", str(e)), getattr(e, "en", str(e)), "bad_setup")
