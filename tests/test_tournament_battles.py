@@ -9,9 +9,9 @@ import pytest
 from drive import FakeClock
 from tournament_kit import Host, leader_and_tied, package, tie_then_seat
 
-from appliance.engine import Refused
-from appliance.loop import GameLoop
-from appliance.store import Store
+from appliance.rules.protocol import Refused
+from appliance.runtime.loop import GameLoop
+from appliance.runtime.store import Store
 from appliance.tournament import views
 from appliance.tournament.director import Director
 from appliance.tournament.state import DONE, PLAYOFF

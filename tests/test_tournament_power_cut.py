@@ -12,8 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from appliance.session import Session
-from appliance.store import Store
+from appliance.runtime.running import RunningGame
+from appliance.runtime.store import Store
 from appliance.tournament import game
 from appliance.tournament.state import DONE
 
@@ -26,7 +26,7 @@ def state_of(db: Path):  # noqa: ANN201
         assert store.integrity() == ["ok"]
         t = [g for g in store.games() if g.rules == "tournament"]
         assert len(t) == 1
-        return Session.resume(store, t[0].id, game).state
+        return RunningGame.resume(store, t[0].id, game).state
 
 
 def test_power_cuts_mid_tournament_lose_nothing(tmp_path: Path) -> None:

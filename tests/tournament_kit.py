@@ -8,9 +8,9 @@ from typing import Any
 
 from drive import FakeClock
 
-from appliance.loop import GameLoop
 from appliance.packages.model import Item, ItemType, Package, Question, Round, Theme
-from appliance.sport import battle as engine
+from appliance.rules.battle import game as engine
+from appliance.runtime.loop import GameLoop
 
 MS = 1_000_000
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from appliance.packages.model import Package
-from appliance.sport import battle as engine
+from appliance.rules.battle import game as engine
 from appliance.tournament import stages as st
 from appliance.tournament.commands import no
 from appliance.tournament.entries import key

@@ -16,9 +16,9 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from appliance.engine import Command, Refused
-from appliance.loop import GameLoop, Update
 from appliance.packages.model import Package
+from appliance.rules.protocol import Command, Refused
+from appliance.runtime.loop import GameLoop, Update
 from appliance.tournament import game
 from appliance.tournament.battles import battle_setup, result_args
 from appliance.tournament.state import PLAYING, Tournament

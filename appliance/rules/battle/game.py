@@ -41,8 +41,11 @@ from appliance.rules.battle.state import (
     FINISHED,
     NAME,
     OPEN,
+    QUESTIONS_PER_THEME,
     READY,
+    STAGE_THEMES,
     TIE,
+    VALUES,
     Battle,
     BattleSettings,
     QuestionSpec,
@@ -77,7 +80,8 @@ def evolve(state: Battle, event: Event) -> Battle:
     return state if fn is None else fn(state, event)
 
 
-__all__ = ["ANSWERING", "CLOSED", "FINISHED", "NAME", "OPEN", "READY", "TIE", "Battle",
+__all__ = ["ANSWERING", "CLOSED", "FINISHED", "NAME", "OPEN", "QUESTIONS_PER_THEME", "READY",
+           "STAGE_THEMES", "TIE", "VALUES", "Battle",
            "BattleSettings", "QuestionSpec", "ThemeSpec", "decide", "evolve", "initial",
            "legal_actions", "load_package", "next_deadline", "package_themes", "summary",
            "theme_spec", "view"]
