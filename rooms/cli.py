@@ -49,7 +49,7 @@ def register(subparsers: Any) -> None:
 
 
 def _data(args: argparse.Namespace) -> Path:
-    from appliance.store import data_dir
+    from appliance.runtime.store import data_dir
 
     return data_dir(args.data)
 
@@ -98,14 +98,14 @@ def _join(args: argparse.Namespace) -> int:
 
 
 def _director_offline(args: argparse.Namespace) -> Any:
-    from appliance.store import db_path
+    from appliance.runtime.store import db_path
     from rooms.director import Director
 
     return Director(broker=None, store_path=db_path(_data(args)))
 
 
 def _draw(args: argparse.Namespace) -> int:
-    from appliance.engine import Refused
+    from appliance.rules.protocol import Refused
 
     entries = [ln.strip() for ln in Path(args.entries).read_text("utf-8").splitlines()
                if ln.strip()]
@@ -128,7 +128,7 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _import_result(args: argparse.Namespace) -> int:
-    from appliance.engine import Refused
+    from appliance.rules.protocol import Refused
     from rooms import messages
 
     try:

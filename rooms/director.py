@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from appliance import engines
-from appliance.engine import Event, Refused
+from appliance.rules import registry
+from appliance.rules.protocol import Event, Refused
 from rooms import messages, standin, topics
 from rooms.db import Tables
 from rooms.link import Broker, Link
@@ -61,7 +61,7 @@ class Director:
         self.db = Tables(store_path, SCHEMA)
         self._lock = threading.RLock()
         self.state = self.replay()
-        self.rules = engines.get("battle")
+        self.rules = registry.get("battle")
         self._battles: dict[tuple[str, int], Any] = {}  # (box, game) -> battle engine state
         self.live: dict[str, dict[str, Any]] = {}  # room -> what the screens show
         self.listeners: list[LiveListener] = []

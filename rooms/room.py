@@ -106,7 +106,7 @@ class RoomBox:
     def start_battle(self) -> int:
         """Start the assigned battle on this box's loop (its players and themes come from
         the assignment). Starting it twice gives the same game."""
-        from appliance.engine import Refused
+        from appliance.rules.protocol import Refused
 
         a = self.assignment()
         if a is None:

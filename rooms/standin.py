@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from appliance.engine import Refused
+from appliance.rules.protocol import Refused
 
 STAGE_NAMES = {1: "final", 3: "1/3", 9: "1/9", 27: "1/27", 81: "1/81", 243: "1/243"}
 

@@ -15,8 +15,8 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from appliance.loop import GameLoop
-from appliance.store import Store, db_path
+from appliance.runtime.loop import GameLoop
+from appliance.runtime.store import Store, db_path
 from rooms import messages, topics
 from rooms.director import Director
 from rooms.link import Broker

@@ -24,7 +24,7 @@ import requests
 import socketio
 
 from appliance.cli import main as svoyak
-from appliance.store import Store, db_path
+from appliance.runtime.store import Store, db_path
 from rooms import standin
 from rooms.db import Tables
 from rooms.director import Director

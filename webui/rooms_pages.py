@@ -11,7 +11,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, jsonify, request, session
 
-from appliance.engine import Refused
+from appliance.rules.protocol import Refused
 from webui import qr
 from webui.pages import render, services
 
