@@ -4,8 +4,8 @@ Two and three presses separated by 1 µs, 10 µs, 100 µs and 1 ms are delivered
 `GameLoop` in shuffled order, each with a random delivery delay of up to the settle window
 (the worst GPIO callback grouping the window is meant to absorb). For each race it checks that
 the committed answerer is the press with the lowest tick, and measures the in-process overhead:
-from max(last delivery, settle deadline) to the moment the winner's events are committed and
-an inline subscriber sees them.
+from max(last delivery, settle deadline) to the moment the lamp's subscriber (inline and
+early, as the GPIO adapter's) is shown the answerer; the committed answerer must be the same.
 
 The floor is measured in the same run, race by race: a bare thread sleeping on a
 `queue.SimpleQueue` with a timeout to a deadline as far ahead as the race's settle deadline
@@ -61,19 +61,31 @@ def _battle_setup() -> dict:
 
 
 class Watcher:
-    """Inline subscriber: notes when an answerer is committed."""
+    """The lamp's subscriber (inline, early, as `gpio.start` subscribes the outputs): notes
+    when the answerer is first shown (before the commit, if the loop tells it early) and
+    which answerer was committed."""
 
     def __init__(self) -> None:
         self.event = threading.Event()
+        self.committed = threading.Event()
         self.winner: int | None = None
+        self.committed_winner: int | None = None
         self.at_ns = 0
+
+    def clear(self) -> None:
+        self.event.clear()
+        self.committed.clear()
 
     def __call__(self, update) -> None:
         for e in update.events:
             if e.type == "answerer":
-                self.at_ns = time.monotonic_ns()
-                self.winner = e.data["player"]
-                self.event.set()
+                if not self.event.is_set():
+                    self.at_ns = time.monotonic_ns()
+                    self.winner = e.data["player"]
+                    self.event.set()
+                if update.committed:
+                    self.committed_winner = e.data["player"]
+                    self.committed.set()
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -111,7 +123,7 @@ def run_series(db_dir: str, trials: int, rng: random.Random) -> dict:
                         questions_left = 20
                     out = loop.submit(Command("announce"), game).result()
                     assert out.refused is None, out.refused
-                    watcher.event.clear()
+                    watcher.clear()
                     players = rng.sample(range(3), n)
                     t0 = time.monotonic_ns() + 2_000_000
                     ticks = {p: t0 + k * sep for k, p in enumerate(players)}
@@ -123,7 +135,7 @@ def run_series(db_dir: str, trials: int, rng: random.Random) -> dict:
                         delivered[p] = time.monotonic_ns()
                         loop.submit(press(p, ticks[p], at_ns=delivered[p]), game)
                     last = time.monotonic_ns()
-                    if not watcher.event.wait(2):
+                    if not (watcher.event.wait(2) and watcher.committed.wait(2)):
                         raise RuntimeError("no answerer committed within 2 s")
                     expected = min(players, key=lambda p: ticks[p])
                     deadline = ticks[expected] + SETTLE_NS
@@ -138,7 +150,7 @@ def run_series(db_dir: str, trials: int, rng: random.Random) -> dict:
                         continue
                     done += 1
                     overheads.append((watcher.at_ns - max(last, deadline)) / 1e6)
-                    correct += watcher.winner == expected
+                    correct += watcher.winner == watcher.committed_winner == expected
                     # The floor, right after the race and under the same load: a bare
                     # timed wait as long as this race's wait for its settle deadline.
                     wakeups.append(bare.trial(2_000_000 + SETTLE_NS))
@@ -156,7 +168,7 @@ def run_series(db_dir: str, trials: int, rng: random.Random) -> dict:
 
 def subscribe_lamp(loop: GameLoop, fn) -> None:
     """Subscribe the way the GPIO adapter does for its lamp (see `gpio.start`)."""
-    loop.subscribe(fn, inline=True)
+    loop.subscribe(fn, inline=True, early=True)
 
 
 def main() -> None:

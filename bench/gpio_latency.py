@@ -118,7 +118,7 @@ def run_window(args: argparse.Namespace, settle_ms: float) -> dict:
                 switched["t"], switched["seat"] = time.monotonic_ns(), lit[0]
                 done.set()
 
-    loop.subscribe(watch, inline=True)
+    loop.subscribe(watch, inline=True, early=True)  # right after gpio's own
     themes = [{"name": f"Тема {i + 1}"} for i in range(races // 5 + 2)]
     loop.new_game("battle", {"players": [f"Игрок {i + 1}" for i in range(PLAYERS)],
                              "themes": themes,

@@ -73,7 +73,7 @@ class Hardware:
         return self.buttons.press(seat, t_ns, by)
 
     def on_update(self, update: Any) -> None:
-        """The game-loop subscriber (inline): the outputs follow the hardware view."""
+        """The game-loop subscriber (inline, early): the outputs follow the hardware view."""
         self.outputs.on_update(update)
 
     def add_status_listener(self, fn: Callable[[dict[str, Any]], None]) -> None:
@@ -134,5 +134,7 @@ def start(submit: Callable[[protocol.Command], Any], subscribe: Callable[..., An
     """
     pin_map = resolve(pins_path, data_dir)
     hw = Hardware(pin_map, submit, choice or choose(simulate), on_status=on_status)
-    subscribe(hw.on_update, inline=True)
+    # Early: the lamp and the winner's LED follow a settle window's decision before its
+    # commit's fsync (the decision follows from presses already in the log).
+    subscribe(hw.on_update, inline=True, early=True)
     return hw

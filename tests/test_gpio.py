@@ -543,10 +543,10 @@ def test_start_wires_submit_and_subscribe(tmp_path):
     subscribed = []
     rec = Recorder()
     (tmp_path / "pins.toml").write_text('buttons = ["GPIO5", "GPIO6"]\nlamp = "GPIO24"\n')
-    h = gpio.start(rec, lambda fn, inline=False: subscribed.append((fn, inline)),
-                   simulate=True, data_dir=tmp_path)
+    h = gpio.start(rec, lambda fn, inline=False, early=False: subscribed.append(
+        (fn, inline, early)), simulate=True, data_dir=tmp_path)
     try:
-        assert subscribed == [(h.on_update, True)]
+        assert subscribed == [(h.on_update, True, True)]
         assert h.simulated and h.status()["pins"] == str(tmp_path / "pins.toml")
         pin(h.factory, "GPIO6").press(123_456_789)
         h.buttons.drain()

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from appliance.rules import registry
 from appliance.rules.protocol import Command, Refused, fold, press
 from appliance.runtime.loop import END_GAME, GameLoop, Outcome
-from appliance.runtime.store import FINISHED, Store
+from appliance.runtime.store import FINISHED, Store, StoreError
 
 MS = 1_000_000
 SETUP = {"players": ["Аня", "Борис", "Вера"]}
@@ -368,3 +368,97 @@ def test_replaying_the_log_gives_the_state_the_loop_had(tmp_path_factory, data):
         replayed = fold(tiny_engine, tiny_engine.initial(again.game(g).setup), again.events(g))
     assert replayed == live
     store.close()
+
+
+class GatedStore(Store):
+    """A real store whose commits of chosen event types wait for a gate (a slow fsync), or
+    fail (a disk error), so a test can look between the decision and the commit."""
+
+    def __init__(self, path, gate_types=(), fail_types=()):
+        super().__init__(path)
+        self.gate = threading.Event()
+        self.waiting = threading.Event()
+        self.gate_types, self.fail_types = set(gate_types), set(fail_types)
+
+    def append(self, game, events):
+        types = {e.type for e in events}
+        if types & self.fail_types:
+            self.fail_types.clear()  # once: the loop tries the deadline again
+            raise StoreError("disk full (test)")
+        if types & self.gate_types:
+            self.waiting.set()
+            assert self.gate.wait(5)
+        return super().append(game, events)
+
+
+def test_early_subscribers_see_a_deadlines_decision_before_its_commit(tmp_path, clock):
+    store = GatedStore(tmp_path / "svoyak.db", gate_types={"expired"})
+    loop = GameLoop(store, clock).start()
+    seen = []
+    loop.subscribe(lambda u: seen.append(("early", u.committed, [e.type for e in u.events])),
+                   inline=True, early=True)
+    loop.subscribe(lambda u: seen.append(("inline", u.committed, [e.type for e in u.events])),
+                   inline=True)
+    try:
+        g = loop.new_game("tiny", SETUP).result(2)
+        t0 = clock()
+        loop.submit(Command("arm", t0, {"ms": 10})).result(2)
+        seen.clear()
+        clock.set(t0 + 10 * MS)
+        loop.wake()
+        assert store.waiting.wait(2)  # the timeout's commit is under way ...
+        assert seen == [("early", False, ["expired"])]  # ... and the lamp already knows
+        assert loop.snapshot()[1].expired == 0  # the state is swapped only after the commit
+        assert [e.type for e in store.events(g)] == ["armed"]
+        store.gate.set()
+        settle(loop, clock)
+        assert seen == [("early", False, ["expired"]), ("early", True, ["expired"]),
+                        ("inline", True, ["expired"])]
+    finally:
+        store.gate.set()
+        loop.stop()
+        store.close()
+
+
+def test_a_command_is_told_early_subscribers_only_after_its_commit(tmp_path, clock):
+    """Only a deadline's decision is told early: a command is not in the log before its own
+    commit, so a lamp lit for it could not be re-derived after a cut."""
+    store = GatedStore(tmp_path / "svoyak.db", gate_types={"added"})
+    loop = GameLoop(store, clock).start()
+    seen = []
+    loop.subscribe(lambda u: seen.append(u.committed), inline=True, early=True)
+    try:
+        loop.new_game("tiny", SETUP).result(2)
+        seen.clear()
+        fut = loop.submit(add(0, 5))
+        assert store.waiting.wait(2)
+        assert seen == []
+        store.gate.set()
+        fut.result(2)
+        assert seen == [True]
+    finally:
+        store.gate.set()
+        loop.stop()
+        store.close()
+
+
+def test_a_failed_commit_shows_early_subscribers_the_committed_state_again(tmp_path, clock):
+    store = GatedStore(tmp_path / "svoyak.db", fail_types={"expired"})
+    loop = GameLoop(store, clock).start()
+    seen = []
+    loop.subscribe(lambda u: seen.append((u.committed, u.state.armed_until)), inline=True,
+                   early=True)
+    try:
+        loop.new_game("tiny", SETUP).result(2)
+        t0 = clock()
+        loop.submit(Command("arm", t0, {"ms": 10})).result(2)
+        seen.clear()
+        clock.set(t0 + 10 * MS)
+        loop.wake()
+        settle(loop, clock)
+        # Shown the decision (the window closed), then told the log does not hold it;
+        # the loop tries the deadline again, and that commit holds.
+        assert seen == [(False, None), (True, t0 + 10 * MS), (False, None), (True, None)]
+    finally:
+        loop.stop()
+        store.close()

@@ -1,7 +1,9 @@
 """Pull the plug: a child process feeding commands is killed with SIGKILL at random moments,
 again and again, on the same file. After every kill the file must open, pass
 ``PRAGMA integrity_check``, hold every command the child acknowledged, and hold each command
-whole (all its events or none)."""
+whole (all its events or none). A second test plays a battle and cuts between the lamp
+(lit before the settle window's commit) and the commit: the restarted box decides the same
+answerer the lamp showed."""
 
 import multiprocessing
 import os
@@ -15,9 +17,11 @@ import power_cut_child
 import tiny_engine
 
 from appliance.rules.protocol import fold
+from appliance.runtime.loop import GameLoop
 from appliance.runtime.store import Store
 
 KILLS = 50
+LAMP_KILLS = 12
 
 
 def check(path: Path, acked: dict[int, int]) -> int:
@@ -94,3 +98,102 @@ def test_power_cut(tmp_path):
     # the kills really landed in the middle of writing, not only during start-up
     assert with_acks >= KILLS // 2, (with_acks, kills)
     assert len(acked) >= 100
+
+
+def battle_log(path: Path) -> tuple[dict[int, int], dict[int, set[int]], set[tuple[str, int]]]:
+    """From the log: each question's answerer, its presses, and (event type, question)."""
+    answerer: dict[int, int] = {}
+    presses: dict[int, set[int]] = defaultdict(set)
+    seen: set[tuple[str, int]] = set()
+    with Store(path) as store:
+        assert store.integrity() == ["ok"]
+        games = store.unfinished()
+        if not games:
+            return answerer, presses, seen
+        q = -1
+        for e in store.events(games[0].id):
+            if e.type == "announced":
+                q += 1
+            if e.type == "answerer":
+                answerer[q] = e.data["player"]
+            if e.type == "press":
+                presses[q].add(e.data["player"])
+            seen.add((e.type, q))
+    return answerer, presses, seen
+
+
+def resume_and_settle(path: Path) -> None:
+    """Start the box again on the file: the resumed game reaches the settle deadline it was
+    waiting for and decides it, as after a real power cut."""
+    loop = GameLoop(Store(path)).start()
+    try:
+        limit = time.monotonic() + 5
+        while time.monotonic() < limit:
+            if loop.current is None:
+                return
+            rules, state = loop.snapshot()
+            d = rules.next_deadline(state)
+            if d is None or rules.view(state, "board")["phase"] != "open":
+                return
+            time.sleep(0.005)
+        raise AssertionError("the resumed game never decided its settle window")
+    finally:
+        loop.stop()
+        loop.store.close()
+
+
+ACKED_EVENT = {"announce": "announced", "press": "press", "judge": "judged",
+               "next": "advanced"}
+
+
+def test_power_cut_after_the_lamp(tmp_path):
+    """The lamp and the winner's LED are lit before the commit of the settle window's
+    decision. Kill the box at random moments and right after the lamp (the loop held
+    between the lamp and the commit): every acknowledged command is in the log, and every
+    lamp shown is the answerer the log holds, or the one the restarted box decides again."""
+    path = tmp_path / "svoyak.db"
+    rng = random.Random(int.from_bytes(os.urandom(4), "big"))
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["power_cut_child"])
+    lamps: dict[int, int] = {}
+    rederived = 0
+    for kill in range(LAMP_KILLS):
+        out = tmp_path / f"lamp-{kill}.txt"
+        stall = kill % 2 == 1
+        child = ctx.Process(target=power_cut_child.play_battle, args=(str(path), str(out),
+                                                                     stall))
+        child.start()
+        wait_for(out, "ready")
+        if stall:
+            wait_for(out, "lamp ")
+        else:
+            time.sleep(rng.uniform(0.0, 0.3))
+        os.kill(child.pid, signal.SIGKILL)
+        child.join(10)
+        assert child.exitcode == -signal.SIGKILL
+        lines = [line.split() for line in out.read_text().splitlines()]
+        answerer, presses, seen = battle_log(path)
+        last_q = max([q for _, q in seen], default=-1)
+        for parts in lines:
+            if parts[0] == "lamp":
+                q, seat = int(parts[1]), int(parts[2])
+                assert lamps.setdefault(q, seat) == seat
+                assert seat in presses[q], "a lamp lit for a press the log does not hold"
+                if q not in answerer:
+                    rederived += 1
+            elif parts[0] == "ack":
+                kind, q_text = parts[1], parts[2]
+                q = last_q if q_text == "next" else int(q_text)
+                if q_text == "next":  # announced: the newest question holds it
+                    assert ("announced", q) in seen
+                else:
+                    assert (ACKED_EVENT[kind], q) in seen, f"acknowledged {parts} lost"
+                if kind == "press":
+                    assert int(parts[3]) in presses[q]
+        resume_and_settle(path)
+        answerer, _, _ = battle_log(path)
+        for q, seat in lamps.items():
+            assert answerer.get(q) == seat, f"question {q}: the lamp showed {seat}, " \
+                                            f"the log holds {answerer.get(q)}"
+    assert lamps, "no lamp was ever lit"
+    assert rederived >= LAMP_KILLS // 2, rederived  # every stalled kill cut before the commit

@@ -51,7 +51,8 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class Update:
-    """Told to subscribers after each commit (and when a game starts or ends)."""
+    """Told to subscribers after each commit (and when a game starts or ends). Early
+    subscribers also get a deadline's decision before its commit, with `committed` False."""
 
     game: int
     rules: Rules
@@ -59,6 +60,7 @@ class Update:
     events: list[Event] = field(default_factory=list)
     finished: bool = False
     command: Command | None = None
+    committed: bool = True
 
 
 Subscriber = Callable[[Update], None]
@@ -79,8 +81,10 @@ class GameLoop:
         self._inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._gate = threading.Lock()  # held while a command is stamped and queued
         self._outbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._early: list[Subscriber] = []
         self._inline: list[Subscriber] = []
         self._others: list[Subscriber] = []
+        self._shown_early: RunningGame | None = None  # told early, commit still pending
         self._thread: threading.Thread | None = None
         self._notifier: threading.Thread | None = None
         self._resumed = False
@@ -171,9 +175,18 @@ class GameLoop:
     def end_game(self, game: int | None = None) -> Future[Outcome]:
         return self.submit(Command(END_GAME), game)
 
-    def subscribe(self, fn: Subscriber, inline: bool = False) -> Callable[[], None]:
-        """Call `fn(update)` after each commit; returns a function that unsubscribes."""
-        target = self._inline if inline else self._others
+    def subscribe(self, fn: Subscriber, inline: bool = False,
+                  early: bool = False) -> Callable[[], None]:
+        """Call `fn(update)` after each commit; returns a function that unsubscribes.
+
+        `inline`: on the loop thread, before the command's sender hears of it (keep it fast,
+        never block). `early` (inline too, and before the other inline subscribers): also
+        told of a deadline's decision as soon as it is made, before its commit's fsync
+        (``update.committed`` False). That is for the lamp and the winner's LED: the
+        decision follows from presses already in the log, so a power cut before the commit
+        loses nothing a resumed game will not decide again (see `RunningGame.due`). If the
+        commit fails, early subscribers are told the committed state again."""
+        target = self._early if early else self._inline if inline else self._others
         target.append(fn)
         return lambda: target.remove(fn) if fn in target else None
 
@@ -235,6 +248,7 @@ class GameLoop:
                     self._do(item)
                 except Exception as e:  # a bug or a disk error: report it, keep running
                     log.exception("game loop: %s failed", item[0])
+                    self._unshow_early()
                     fut = item[-1]
                     if not fut.done():
                         fut.set_exception(e)
@@ -260,9 +274,11 @@ class GameLoop:
         for session in list(self._sessions.values()):
             if not session.finished:
                 try:
-                    self._tell(session, session.due(now + session.offset_ns))
+                    self._tell(session, session.due(now + session.offset_ns,
+                                                    self._decided(session)))
                 except Exception:
                     log.exception("game %s: a timeout failed", session.game)
+                    self._unshow_early()
 
     def _do(self, item: tuple[Any, ...]) -> None:
         kind, *args, fut = item
@@ -293,7 +309,7 @@ class GameLoop:
         if command.type == END_GAME:
             self._end(session, command, fut)
             return
-        steps = session.run(session.to_game_time(command))
+        steps = session.run(session.to_game_time(command), self._decided(session))
         *timeouts, own = steps
         self._tell(session, timeouts)
         if own.events:
@@ -317,14 +333,38 @@ class GameLoop:
                 self._publish(Update(session.game, session.rules, step.state, step.events,
                                      command=step.command))
 
-    def _publish(self, update: Update, fut: Future[Any] | None = None,
-                 result: Any = None) -> None:
-        """Inline subscribers first (the lamp), then the command's sender, then screens."""
-        for fn in list(self._inline):
+    def _decided(self, session: RunningGame) -> Callable[[Command, list[Event], Any], None]:
+        """What `RunningGame` calls with a deadline's decision before its commit."""
+
+        def tell(command: Command, events: list[Event], state: Any) -> None:
+            if not self._early:
+                return
+            self._shown_early = session
+            self._call(self._early, Update(session.game, session.rules, state, events,
+                                           command=command, committed=False))
+
+        return tell
+
+    def _unshow_early(self) -> None:
+        """A commit failed after early subscribers saw its decision: show them the state
+        that is committed, so the lamp never shows what the log does not hold."""
+        session, self._shown_early = self._shown_early, None
+        if session is not None:
+            self._call(self._early, Update(session.game, session.rules, session.state))
+
+    def _call(self, subscribers: list[Subscriber], update: Update) -> None:
+        for fn in list(subscribers):
             try:
                 fn(update)
             except Exception:
                 log.exception("inline subscriber %r failed", fn)
+
+    def _publish(self, update: Update, fut: Future[Any] | None = None,
+                 result: Any = None) -> None:
+        """Inline subscribers first (the lamp), then the command's sender, then screens."""
+        self._shown_early = None
+        self._call(self._early, update)
+        self._call(self._inline, update)
         if fut is not None:
             fut.set_result(result)
         if self._others:

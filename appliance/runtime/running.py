@@ -13,7 +13,7 @@ arrival, then the command itself, so the same timestamps always give the same lo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +22,10 @@ from appliance.runtime.store import Store, normalize
 
 # A timeout that changes nothing yet leaves the same deadline would wake the loop forever.
 MAX_TIMEOUTS_PER_STEP = 1000
+
+# Told (command, events, state) once a deadline's events are decided and folded, before they
+# are committed: see `RunningGame.due`.
+Decided = Callable[[Command, list[Event], Any], None]
 
 
 @dataclass(slots=True)
@@ -96,21 +100,31 @@ class RunningGame:
         return d
 
     # -- steps -----------------------------------------------------------------------------
-    def handle(self, command: Command) -> list[Event]:
+    def handle(self, command: Command, decided: Decided | None = None) -> list[Event]:
         """Decide and commit one command (game clock). Raises `Refused`; then nothing
-        changed. Returns the committed events once they are on disk."""
+        changed. Returns the committed events once they are on disk. `decided`, if given,
+        is told the events and the state they lead to before the commit."""
         if self.finished:
             raise Refused("Игра окончена.", "The game is over.", "finished")
         events = normalize(self.rules.decide(self.state, command))
         if not events:
             return []
         state = fold(self.rules, self.state, events)
+        if decided is not None:
+            decided(command, events, state)
         self.store.append(self.game, events)
         self.state = state
         return events
 
-    def due(self, until_ns: int) -> list[Step]:
-        """Feed a timeout at each deadline up to `until_ns` (game clock), in order."""
+    def due(self, until_ns: int, decided: Decided | None = None) -> list[Step]:
+        """Feed a timeout at each deadline up to `until_ns` (game clock), in order.
+
+        `decided` hears each timeout's events before their commit. That is safe for a
+        timeout and for nothing else: its events are a function of the log already on disk
+        and of the deadline, so if the box loses them to a power cut, the resumed game
+        reaches the same deadline with the same log and decides the same events again (the
+        lamp lit for a press winner is re-derived identically). A command from outside is
+        not in the log until its own commit, so it is told only after that."""
         steps: list[Step] = []
         for _ in range(MAX_TIMEOUTS_PER_STEP):
             d = self.deadline()
@@ -118,7 +132,7 @@ class RunningGame:
                 break
             cmd = timeout(d)
             try:
-                events = self.handle(cmd)
+                events = self.handle(cmd, decided)
             except Refused as r:
                 self._stuck = (d, self.state)
                 steps.append(Step(cmd, [], r, self.state))
@@ -128,11 +142,11 @@ class RunningGame:
             steps.append(Step(cmd, events, None, self.state))
         return steps
 
-    def run(self, command: Command) -> list[Step]:
+    def run(self, command: Command, decided: Decided | None = None) -> list[Step]:
         """The deadlines that fell due by the command's arrival (a deadline equal to the
         arrival comes first, as in the engines' own catch-up), then the command: the last
-        step is the command's own (refused or not)."""
-        steps = self.due(command.arrival_ns)
+        step is the command's own (refused or not). `decided`: see `due`."""
+        steps = self.due(command.arrival_ns, decided)
         try:
             steps.append(Step(command, self.handle(command), None, self.state))
         except Refused as r:
