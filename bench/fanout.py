@@ -59,6 +59,7 @@ from webui import localserver  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 ANSWERING = re.compile(r'"answering": ?(\d+)')
 QUESTION = re.compile(r'"question_index": ?(\d+)')
+CONNECT_TIMEOUT_S = 20
 
 
 def mem_kb(pid: int, key: str) -> int:
@@ -98,7 +99,7 @@ def lean_client(base: str, auth: dict[str, Any], cookie: str | None,
     fields (real phones parse on their own CPUs)."""
     url = base.replace("http://", "ws://") + "/socket.io/?EIO=4&transport=websocket"
     ws = websocket.create_connection(url, header=[f"Cookie: {cookie}"] if cookie else [],
-                                     timeout=15)
+                                     timeout=CONNECT_TIMEOUT_S)
     if not ws.recv().startswith("0"):  # Engine.IO open
         raise ConnectionError("no Engine.IO open packet")
     ws.send("40" + json.dumps(auth))  # Socket.IO connect with auth
@@ -124,19 +125,31 @@ def lean_client(base: str, auth: dict[str, Any], cookie: str | None,
 
 def client_worker(targets: list[tuple[str, str, dict[str, Any], str | None]], ready: Any,
                   out: Any, stop_event: Any) -> None:
-    """Its own process: connects its clients (name of the server, base URL, auth, cookie)
-    and reports, per client, when it first saw each question's answerer (CLOCK_MONOTONIC,
-    comparable across processes). A client that cannot connect is reported as None."""
+    """Its own process: connects its clients (name of the server, base URL, auth, cookie),
+    all at once, and reports, per client, when it first saw each question's answerer
+    (CLOCK_MONOTONIC, comparable across processes). A client that cannot connect within
+    the connect timeout (a server with no thread left for it) is reported as None."""
     stop = threading.Event()
-    seen: list[dict[int, float] | None] = []
-    sockets = []
-    for _name, base, auth, cookie in targets:
+    seen: list[dict[int, float] | None] = [None] * len(targets)
+    sockets: list[websocket.WebSocket] = []
+    lock = threading.Lock()
+
+    def connect(i: int) -> None:
+        _name, base, auth, cookie = targets[i]
         s: dict[int, float] = {}
         try:
-            sockets.append(lean_client(base, auth, cookie, s, stop))
-            seen.append(s)
+            ws = lean_client(base, auth, cookie, s, stop)
         except Exception:
-            seen.append(None)
+            return
+        with lock:
+            sockets.append(ws)
+            seen[i] = s
+
+    threads = [threading.Thread(target=connect, args=(i,)) for i in range(len(targets))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
     ready.put(sum(s is not None for s in seen))
     stop_event.wait()
     stop.set()
@@ -266,28 +279,34 @@ def run_count(phones: int, questions: int, procs: int) -> dict[str, Any]:
             time.sleep(0.5)
             t_real: list[float] = []
             t_bare: list[float] = []
-            for q in range(1, questions + 1):
-                assert host.call("command", {"type": "announce"}, timeout=10)["ok"]
-                time.sleep(0.05)
-                t0 = time.monotonic()
-                post(base + "/api/sim/press", {"player": q % 3})
-                t_real.append(t0)
-                time.sleep(0.25)  # every client has it well before this (checked below)
-                assert host.call("command", {"type": "judge", "verdict": "right"},
-                                 timeout=10)["ok"]
-                assert host.call("command", {"type": "next"}, timeout=10)["ok"]
-                time.sleep(0.05)
-                t0 = time.monotonic()
-                post(bare + "/fire", {"q": q})
-                t_bare.append(t0)
-                time.sleep(0.25)
-                load.append(round(os.getloadavg()[0], 2))
+            error = None
+            try:
+                for q in range(1, questions + 1):
+                    assert host.call("command", {"type": "announce"}, timeout=10)["ok"]
+                    time.sleep(0.05)
+                    t0 = time.monotonic()
+                    post(base + "/api/sim/press", {"player": q % 3})
+                    t_real.append(t0)
+                    time.sleep(0.25)  # every client has it well before this (checked below)
+                    assert host.call("command", {"type": "judge", "verdict": "right"},
+                                     timeout=10)["ok"]
+                    assert host.call("command", {"type": "next"}, timeout=10)["ok"]
+                    time.sleep(0.05)
+                    t0 = time.monotonic()
+                    post(bare + "/fire", {"q": q})
+                    t_bare.append(t0)
+                    time.sleep(0.25)
+                    load.append(round(os.getloadavg()[0], 2))
+            except Exception as e:  # a server out of threads stops answering: say so
+                error = f"question {len(t_real)}: {type(e).__name__}: {e}"
+                t_real = t_real[:len(t_bare)]
             stop.set()
             reports = [r for _ in workers for r in out.get(timeout=60)]
             for w in workers:
                 w.join(10)
-            host.disconnect()
             memory = server_memory(proc.pid)
+            with contextlib.suppress(Exception):
+                host.disconnect()
         finally:
             stop_group(proc)
             stop_group(bare_proc)
@@ -298,7 +317,8 @@ def run_count(phones: int, questions: int, procs: int) -> dict[str, Any]:
     expected = len(auths)
     result: dict[str, Any] = {
         "clients": expected, "connected": len(real), "baseline_connected": len(floor),
-        "served": len(real) == expected and missing == 0,
+        "served": len(real) == expected and missing == 0 and error is None,
+        "error": error, "questions": len(t_real),
         "frames_missing": missing, "baseline_frames_missing": base_missing,
         "p50_ms": round(statistics.median(lat), 2) if lat else None,
         "p99_ms": round(pct(lat, 99), 2) if lat else None,
