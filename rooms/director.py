@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import queue
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -67,12 +68,26 @@ class Director:
         self.listeners: list[LiveListener] = []
         self.duplicates = 0
         self.refusals: list[dict[str, Any]] = []
+        # What was applied, per room: the acknowledgements, kept in memory (loaded once).
+        self._acks: dict[str, dict[str, dict[str, int]]] = {}
+        self._results: dict[str, dict[str, list[int]]] = {}
+        for room, box, game, seq in self.db.query(
+                "SELECT room, box, game, max(seq) FROM rooms_applied GROUP BY box, game"):
+            self._acks.setdefault(str(room), {}).setdefault(str(box), {})[str(game)] = int(
+                seq)  # type: ignore[call-overload]
+        for room, box, game in self.db.query("SELECT room, box, game FROM rooms_results"):
+            self._results.setdefault(str(room), {}).setdefault(str(box), []).append(
+                int(game))  # type: ignore[call-overload]
+        self._inbox: queue.Queue[tuple[str, bytes] | None] = queue.Queue()
+        self._ingester = threading.Thread(target=self._ingest_forever, name="rooms-director",
+                                          daemon=True)
         self.link = None
         if broker is not None:
             self.link = Link(broker, subscriptions=[topics.UP_ALL], on_message=self._on_message,
                              on_up=self._on_up, persistent=True)
 
     def start(self) -> Director:
+        self._ingester.start()
         if self.link is not None:
             self.link.start()
         return self
@@ -80,6 +95,9 @@ class Director:
     def close(self) -> None:
         if self.link is not None:
             self.link.stop()
+        if self._ingester.is_alive():
+            self._inbox.put(None)
+            self._ingester.join(10)
         self.db.close()
 
     # -- the tournament's log --------------------------------------------------------------
@@ -153,15 +171,9 @@ class Director:
                               messages.encode(self.assignment(room)), retain=True)
 
     def ack(self, room: str) -> dict[str, Any]:
-        acks: dict[str, dict[str, int]] = {}
-        for box, game, seq in self.db.query(
-                "SELECT box, game, max(seq) FROM rooms_applied WHERE room = ? "
-                "GROUP BY box, game", (room,)):
-            acks.setdefault(str(box), {})[str(game)] = int(seq)  # type: ignore[call-overload]
-        results: dict[str, list[int]] = {}
-        for box, game in self.db.query("SELECT box, game FROM rooms_results WHERE room = ?",
-                                       (room,)):
-            results.setdefault(str(box), []).append(int(game))  # type: ignore[call-overload]
+        with self._lock:
+            acks = {box: dict(games) for box, games in self._acks.get(room, {}).items()}
+            results = {box: list(g) for box, g in self._results.get(room, {}).items()}
         return {"v": messages.VERSION, "room": room, "acks": acks, "results": results}
 
     def _publish_ack(self, room: str) -> None:
@@ -178,62 +190,123 @@ class Director:
 
     # -- a room's messages -----------------------------------------------------------------
     def _on_message(self, topic: str, payload: bytes, _retained: bool) -> None:
-        parsed = topics.parse(topic)
-        if parsed is None or parsed[1] != "up":
-            return
-        room, _, kind = parsed
-        try:
-            if kind == topics.EVENTS:
-                self.apply_events(room, messages.decode(payload, kind="events"))
-            elif kind == topics.RESULT:
-                self.apply_result(room, messages.decode(payload, kind="result", sealed_=True))
-            elif kind == topics.STATUS:
-                obj = messages.decode(payload, kind="status")
-                with self._lock:
-                    live = self.live.setdefault(room, {"room": room})
-                    live.update(online=bool(obj.get("online")), box=obj.get("box"),
-                                last_message=self.wall())
-                self._tell(room)
-        except (messages.BadMessage, Refused) as e:
-            en = getattr(e, "en", None) or getattr(e, "message_en", str(e))
-            ru = getattr(e, "ru", None) or getattr(e, "message_ru", "")
-            log.warning("rooms: %s from %s refused: %s", kind, room, en)
+        self._inbox.put((topic, payload))  # paho's thread only queues: it never waits on disk
+
+    def _ingest_forever(self) -> None:
+        """Apply what arrived, a batch at a time: every events message waiting is applied in
+        one transaction (one fsync for the lot), so 27 busy rooms do not queue behind the
+        disk one message at a time."""
+        while (item := self._inbox.get()) is not None:
+            batch = [item]
+            while len(batch) < 1000:
+                try:
+                    nxt = self._inbox.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    self._inbox.put(None)
+                    break
+                batch.append(nxt)
+            try:
+                self._ingest(batch)
+            except Exception:
+                log.exception("rooms: a batch of %d messages failed", len(batch))
+
+    def _ingest(self, batch: Sequence[tuple[str, bytes]]) -> None:
+        runs: list[tuple[str, Mapping[str, Any]]] = []
+        for topic, payload in batch:
+            parsed = topics.parse(topic)
+            if parsed is None or parsed[1] != "up":
+                continue
+            room, _, kind = parsed
+            try:
+                if kind == topics.EVENTS:
+                    runs.append((room, messages.decode(payload, kind="events")))
+                    continue
+                if runs:  # keep the order: events before the result that follows them
+                    self.apply_runs(runs)
+                    runs = []
+                if kind == topics.RESULT:
+                    self.apply_result(room, messages.decode(payload, kind="result",
+                                                            sealed_=True))
+                elif kind == topics.STATUS:
+                    obj = messages.decode(payload, kind="status")
+                    with self._lock:
+                        live = self.live.setdefault(room, {"room": room})
+                        live.update(online=bool(obj.get("online")), box=obj.get("box"),
+                                    last_message=self.wall())
+                    self._tell(room)
+            except (messages.BadMessage, Refused) as e:
+                self._refused(room, kind, e)
+        if runs:
+            self.apply_runs(runs)
+
+    def _refused(self, room: str, kind: str, e: Exception) -> None:
+        en = getattr(e, "en", None) or getattr(e, "message_en", str(e))
+        ru = getattr(e, "ru", None) or getattr(e, "message_ru", "")
+        log.warning("rooms: %s from %s refused: %s", kind, room, en)
+        with self._lock:
             self.refusals.append({"room": room, "kind": kind, "ru": ru, "en": en,
                                   "at": self.wall()})
             del self.refusals[:-50]
 
     def apply_events(self, room: str, msg: Mapping[str, Any]) -> int:
         """Apply the next events of a room's game; returns how many were new."""
-        messages.require(msg, "events", box=str, game=int, battle=str, events=list)
-        box, game, battle = msg["box"], msg["game"], msg["battle"]
+        return self.apply_runs([(room, msg)], strict=True)
+
+    def apply_runs(self, runs: Sequence[tuple[str, Mapping[str, Any]]],
+                   strict: bool = False) -> int:
+        """Apply runs of events (several rooms, several games) in one transaction. A run
+        that is malformed or not this room's battle is refused alone (`strict`: raised)."""
         received = self.wall()
-        new: list[Mapping[str, Any]] = []
+        new: dict[tuple[str, str, int, str], list[Mapping[str, Any]]] = {}
         with self._lock:
-            if self.state.battles.get(battle) is None or self.state.battles[battle].room != room:
-                raise Refused("Бой не назначен этому залу.",
-                              "This battle is not assigned to this room.", "not_assigned")
-            with self.db.write() as c:
-                last = int(c.execute("SELECT coalesce(max(seq), 0) FROM rooms_applied "
-                                     "WHERE box = ? AND game = ?", (box, game)).fetchone()[0])
+            last: dict[tuple[str, int], int] = {}
+            rows = []
+            for room, msg in runs:
+                try:
+                    messages.require(msg, "events", box=str, game=int, battle=str,
+                                     events=list)
+                    box, game, battle = msg["box"], msg["game"], msg["battle"]
+                    slot = self.state.battles.get(battle)
+                    if slot is None or slot.room != room:
+                        raise Refused("Бой не назначен этому залу.",
+                                      "This battle is not assigned to this room.",
+                                      "not_assigned")
+                except (messages.BadMessage, Refused) as e:
+                    if strict:
+                        raise
+                    self._refused(room, topics.EVENTS, e)
+                    continue
+                key = (box, game)
+                seq_now = last.get(key, self._acks.get(room, {}).get(box, {}).get(str(game), 0))
                 for e in msg["events"]:
                     seq = e.get("seq") if isinstance(e, dict) else None
-                    if not isinstance(seq, int) or seq <= last:
+                    if not isinstance(seq, int) or seq <= seq_now:
                         self.duplicates += 1
                         continue
-                    if seq != last + 1:
+                    if seq != seq_now + 1:
                         break  # a gap: the acknowledgement asks for the rest again
-                    c.execute(
+                    rows.append((box, game, seq, room, battle, str(e["type"]), int(e["t_ns"]),
+                                 _dumps(e.get("payload") or {}), _wall_of(e, received),
+                                 received))
+                    seq_now = seq
+                    new.setdefault((room, box, game, battle), []).append(e)
+                last[key] = seq_now
+            if rows:
+                with self.db.write() as c:
+                    c.executemany(
                         "INSERT INTO rooms_applied (box, game, seq, room, battle, type, t_ns, "
-                        "payload, wall, received) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                        (box, game, seq, room, battle, str(e["type"]), int(e["t_ns"]),
-                         _dumps(e.get("payload") or {}), _wall_of(e, received), received))
-                    last = seq
-                    new.append(e)
-            self._fold_live(room, box, game, battle, new, received)
-        self._publish_ack(room)
-        if new:
+                        "payload, wall, received) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+            for (room, box, game, battle), evs in new.items():  # committed: now remember
+                self._acks.setdefault(room, {}).setdefault(box, {})[str(game)] = int(
+                    evs[-1]["seq"])
+                self._fold_live(room, box, game, battle, evs, received)
+        for room in dict.fromkeys(r for r, _ in runs):
+            self._publish_ack(room)
+        for room in dict.fromkeys(k[0] for k in new):
             self._tell(room)
-        return len(new)
+        return len(rows)
 
     def apply_result(self, room: str, msg: Mapping[str, Any]) -> bool:
         """Apply a room's result once; True when it advanced the bracket now."""
@@ -244,14 +317,12 @@ class Director:
             self.apply_events(room, {"box": box, "game": game, "battle": battle,
                                      "events": msg["events"]})
         with self._lock:
-            if self.db.query("SELECT 1 FROM rooms_results WHERE box = ? AND game = ?",
-                             (box, game)):
+            if game in self._results.get(room, {}).get(box, []):
                 self.duplicates += 1
                 self._publish_ack(room)
                 return False
-            have = self.db.query("SELECT coalesce(max(seq), 0) FROM rooms_applied "
-                                 "WHERE box = ? AND game = ?", (box, game))[0][0]
-            if int(have) < msg["last_seq"]:  # type: ignore[call-overload]
+            have = self._acks.get(room, {}).get(box, {}).get(str(game), 0)
+            if have < msg["last_seq"]:
                 return False  # its events first; the room sends the result again
             events = self.t.decide_result(self.state, battle, msg["summary"],
                                           {"box": box, "game": game, "room": room})
@@ -260,6 +331,7 @@ class Director:
                           "received) VALUES (?,?,?,?,?,?,?)",
                           (box, game, room, battle, msg["sha256"], _dumps(msg), self.wall()))
                 self._append(c, events)
+            self._results.setdefault(room, {}).setdefault(box, []).append(game)
             live = self.live.setdefault(room, {"room": room})
             live["finished"] = battle
         self._publish_ack(room)
