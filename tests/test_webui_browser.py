@@ -47,7 +47,7 @@ def view(page: Any) -> dict[str, Any]:
 
 def wait(page: Any, js: str, timeout: float = 5000) -> None:
     """Wait until `js` (with `v` = the page's last view) is true."""
-    page.wait_for_function(f"(() => {{ const v = window.lastView; return !!v && ({js}); }})()",
+    page.wait_for_function(f"() => {{ const v = window.lastView; return !!v && ({js}); }}",
                            timeout=timeout)
 
 

@@ -38,7 +38,7 @@ def test_pin_is_created_on_first_start_and_kept(tmp_path: Path) -> None:
     from webui.settings import Settings
 
     first = Settings(tmp_path).pin
-    assert first.isdigit() and len(first) == 4
+    assert first.isdigit() and len(first) == 6
     assert Settings(tmp_path).pin == first
     assert (tmp_path / "settings.json").stat().st_mode & 0o777 == 0o600
 
@@ -137,12 +137,12 @@ def test_admin_settings_and_pin_change(kit: Kit) -> None:
     r = c.post("/admin/settings", data={"volume": "0.3", "mute": "on"})
     assert kit.services.settings.get()["sound"] == {"volume": 0.3, "mute": True}
     assert c.post("/admin/pin", data={"pin": "12"}).status_code == 400
-    assert c.post("/admin/pin", data={"pin": "4321"}).status_code == 200
-    assert kit.services.settings.pin == "4321"
-    assert login(kit, kit.app.test_client(), "4321")[1].status_code == 302
+    assert c.post("/admin/pin", data={"pin": "654321"}).status_code == 200
+    assert kit.services.settings.pin == "654321"
+    assert login(kit, kit.app.test_client(), "654321")[1].status_code == 302
     # The board never receives the PIN.
-    assert "4321" not in json.dumps(views(board))
-    assert "4321" not in kit.app.test_client().get("/board").get_data(as_text=True)
+    assert "654321" not in json.dumps(views(board))
+    assert "654321" not in kit.app.test_client().get("/board").get_data(as_text=True)
 
 
 def test_casual_buzzer_setting(kit: Kit) -> None:

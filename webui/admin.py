@@ -4,6 +4,7 @@ library and protocol export. Handlers call the library and store; no logic of th
 from __future__ import annotations
 
 import json
+import math
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -13,15 +14,15 @@ from werkzeug.utils import secure_filename
 
 from appliance.packages.archive import PackageError
 from appliance.packages.library import LibraryError
-from webui import i18n
-from webui.pages import hub, lang, render, services, session
+from webui import auth, i18n
+from webui.pages import end_host_sessions, hub, is_host, lang, render, services
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
 
 @bp.before_request
 def _require_host() -> Any:
-    if not session.get("host"):
+    if not is_host():
         from flask import redirect, url_for
 
         if request.method == "GET" and not request.path.startswith("/admin/api"):
@@ -68,10 +69,12 @@ def save_settings() -> Any:
                 message = "admin.wifi_requested"
     if "volume" in f:
         try:
-            volume = min(max(float(f["volume"]), 0.0), 1.0)
+            volume = float(f["volume"])
         except ValueError:
-            volume = 0.7
-        changes["sound"] = {"volume": volume, "mute": f.get("mute") == "on"}
+            volume = math.nan
+        if not math.isfinite(volume):  # "nan" or "inf" would make settings.json invalid
+            return _back("admin.volume_bad", 400)
+        changes["sound"] = {"volume": min(max(volume, 0.0), 1.0), "mute": f.get("mute") == "on"}
     if "language" in f:
         changes["language"] = i18n.pick(f["language"])
     if "host_url" in f:
@@ -86,9 +89,14 @@ def save_settings() -> Any:
 @bp.post("/pin")
 def change_pin() -> Any:
     pin = request.form.get("pin", "").strip()
-    if not (pin.isdigit() and 4 <= len(pin) <= 8):
+    if not auth.valid_pin(pin):
         return _back("admin.pin_bad", 400)
     services().settings.update({"pin": pin})
+    # Whoever knew the old PIN is logged out everywhere; this tablet stays logged in.
+    end_host_sessions()
+    from flask import current_app, session
+
+    session["host"] = current_app.extensions["svoyak_generation"].value
     return _back("admin.pin_changed")
 
 
@@ -182,3 +190,14 @@ def export_game(game: int) -> Response:
         abort(404)
     return Response(json.dumps(body, ensure_ascii=False, indent=1), mimetype="application/json",
                     headers={"Content-Disposition": f"attachment; filename=game-{game}.json"})
+
+
+@bp.get("/api/stats")
+def stats() -> Any:
+    """What the edge refused and dropped (sockets per role, messages over a rate limit,
+    requests the admission refused): for the host's curiosity and the flood bench."""
+    from flask import current_app
+
+    admission = current_app.extensions.get("svoyak_admission")
+    return jsonify({"hub": hub().stats(),
+                    "admission": admission.stats() if admission is not None else None})

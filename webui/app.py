@@ -7,18 +7,20 @@ from __future__ import annotations
 import importlib
 import json
 import logging
-import os
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flask import Flask
+from flask import Flask, Response, abort, request
 from flask_socketio import SocketIO
 
-from webui.auth import PinGuard
+from webui import auth, durable, server
+from webui.admission import Admission
+from webui.auth import Generation, PinGuard, RelativeSessionInterface
 from webui.hub import Hub
+from webui.inbound import MALFORMED_EVENT
 from webui.settings import Settings
 
 log = logging.getLogger("svoyak.webui")
@@ -41,18 +43,70 @@ class Services:
     extras: dict[str, Any] = field(default_factory=dict)
 
 
-def secret_key(data_dir: Path) -> bytes:
+SECRET_BYTES = 32
+# Largest Socket.IO message a screen may send: a host command is a few hundred bytes, a
+# written answer a few kilobytes; package uploads go over HTTP.
+MAX_MESSAGE_BYTES = 64 * 1024
+# What a page may load: only the box's own scripts; inline styles stay allowed (the
+# templates use a few style attributes), no plugin, no frame, forms only to the box.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data:; media-src 'self'; connect-src 'self'; object-src 'none'; "
+       "base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
+
+
+def secret_key(data_dir: Path, problems: list[dict[str, str]] | None = None) -> bytes:
     """A per-box session key kept in the data dir, so a host stays logged in across a
-    server restart (the tablet comes back to the right screen)."""
+    server restart (the tablet comes back to the right screen). A missing, short or empty
+    file (a power cut during the first boot's write) is replaced by a fresh key, written
+    atomically; the damaged one is kept aside and the host is told (`problems`)."""
     path = data_dir / "secret_key"
-    if path.exists():
-        return path.read_bytes()
-    data_dir.mkdir(parents=True, exist_ok=True)
-    key = secrets.token_bytes(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(key)
+    try:
+        key = path.read_bytes()
+    except FileNotFoundError:
+        key = None
+    if key is not None and len(key) >= SECRET_BYTES:
+        return key
+    if key is not None:
+        aside = durable.keep_damaged(path)
+        log.error("%s was damaged (%d bytes): moved to %s, a new key made", path, len(key),
+                  aside.name)
+        if problems is not None:
+            problems.append({
+                "code": "secret_key",
+                "ru": "Файл ключа сессий был повреждён и заменён новым: ведущему нужно "
+                      "войти заново. Игры не затронуты.",
+                "en": "The session key file was damaged and has been replaced: the host "
+                      "must log in again. No game was affected."})
+    key = secrets.token_bytes(SECRET_BYTES)
+    durable.write_bytes(path, key)
     return key
+
+
+def safe_origin() -> None:
+    """Refuse a state-changing request another site made the browser send (CSRF).
+
+    Browsers name the page that made a request in `Origin` (every POST) and
+    `Sec-Fetch-Site`; a request without either is not from a browser page, so it carries
+    no victim's cookie. Tokens in forms would do the same job but expire by the box's
+    clock (which is not to be trusted, see `auth`) and would touch every form."""
+    if request.method in ("GET", "HEAD", "OPTIONS"):
+        return
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None and site not in ("same-origin", "none"):
+        abort(403, "cross-site request refused")
+    origin = request.headers.get("Origin")
+    if origin is not None:
+        expected = f"{request.scheme}://{request.host}"
+        if origin != expected:
+            abort(403, "cross-origin request refused")
+
+
+def security_headers(response: Response) -> Response:
+    response.headers.setdefault("Content-Security-Policy", CSP)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    return response
 
 
 class Utf8Json:
@@ -64,23 +118,39 @@ class Utf8Json:
 
     @staticmethod
     def loads(s: str | bytes, **kw: Any) -> Any:
-        return json.loads(s, **kw)
+        """A document nested too deep for the parser becomes an event no handler has, so
+        the catch-all handler answers it with a refusal instead of the socket dying."""
+        try:
+            return json.loads(s, **kw)
+        except RecursionError:
+            return [MALFORMED_EVENT]
 
 
 def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
     app = Flask(__name__)
+    problems: list[dict[str, str]] = services.extras.setdefault("problems", [])
     app.config.update(
-        SECRET_KEY=secret_key(services.data_dir),
+        SECRET_KEY=secret_key(services.data_dir, problems),
         SESSION_COOKIE_SAMESITE="Lax",
-        PERMANENT_SESSION_LIFETIME=30 * 24 * 3600,
+        SESSION_COOKIE_HTTPONLY=True,
+        PERMANENT_SESSION_LIFETIME=auth.SESSION_MAX_AGE_S,
         MAX_CONTENT_LENGTH=1024 * 1024 * 1024,  # package uploads
         SEND_FILE_MAX_AGE_DEFAULT=3600,
     )
+    app.session_interface = RelativeSessionInterface()
     app.extensions["svoyak"] = services
     app.extensions["svoyak_pin_guard"] = PinGuard()
+    generation = Generation(services.data_dir)
+    app.extensions["svoyak_generation"] = generation
+    app.before_request(safe_origin)
+    app.after_request(security_headers)
+    # async_handlers=False: a socket's messages are handled one after another on the thread
+    # that reads that socket, so a storm from one phone queues behind itself (and is cut
+    # by the hub's rate limits) instead of starting a thread per message.
     socketio = SocketIO(app, async_mode="threading", cors_allowed_origins=None,
                         ping_interval=10, ping_timeout=10, logger=False,
-                        engineio_logger=False, json=Utf8Json)
+                        engineio_logger=False, json=Utf8Json, async_handlers=False,
+                        max_http_buffer_size=MAX_MESSAGE_BYTES)
 
     def start_game(rules: str, players: list[str], package: str | None,
                    options: dict[str, Any] | None = None) -> Any:
@@ -91,6 +161,9 @@ def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
     hub = Hub(socketio, services.loop, simulate=services.simulate,
               settings=services.settings, start_game=start_game)
     app.extensions["svoyak_hub"] = hub
+    from webui.pages import is_host as request_is_host
+
+    hub.is_host = request_is_host
     if services.library is not None:
         hub.media_type = services.library.media_type
 
@@ -99,7 +172,35 @@ def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
     app.register_blueprint(pages.bp)
     app.register_blueprint(admin.bp)
     _register_optional(app, services)
+    serializer = app.session_interface.get_signing_serializer(app)
+    cookie_name = app.config["SESSION_COOKIE_NAME"]
+
+    def is_host(environ: dict[str, Any]) -> bool:
+        """A request carrying a live host session (for the admission classes)."""
+        raw = _cookie(environ, cookie_name)
+        if not raw or serializer is None:
+            return False
+        try:
+            data = serializer.loads(raw)
+        except Exception:
+            return False
+        return isinstance(data, dict) and generation.matches(data.get("host"))
+
+    # Outermost, so refusing a stranger costs no Flask or Socket.IO work at all.
+    admission = Admission(app.wsgi_app, public_limit=server.public_limit(), is_host=is_host)
+    app.wsgi_app = admission  # type: ignore[method-assign]
+    app.extensions["svoyak_admission"] = admission
+    hub.on_storm = admission.penalize
     return app, socketio, hub
+
+
+def _cookie(environ: dict[str, Any], name: str) -> str | None:
+    from werkzeug.http import parse_cookie
+
+    header = environ.get("HTTP_COOKIE")
+    if not header:
+        return None
+    return parse_cookie(header).get(name)
 
 
 def _register_optional(app: Flask, services: Services) -> None:

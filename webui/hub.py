@@ -14,19 +14,26 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import request, session
-from flask_socketio import SocketIO, join_room, leave_room
+from flask import request
+from flask_socketio import SocketIO, disconnect, join_room, leave_room
 
 from appliance.rules.protocol import Command, Refused
 from appliance.runtime.loop import END_GAME_ACTION
+from webui import inbound
+from webui.admission import is_loopback
+from webui.inbound import MALFORMED_EVENT, refusal
+from webui.ratelimit import MAX_ADDRESSES, Meter
 
 log = logging.getLogger("svoyak.webui")
 
 SUBMIT_TIMEOUT_S = 5.0
+LOBBY_COALESCE_S = 0.25
 # Host-only message names: anything else arriving from a non-host socket is refused.
 HOST_ONLY = ("command", "new_game", "ui", "history")
 # Commands a phone may send for its own seat when the engine lists them for that seat.
@@ -91,10 +98,6 @@ def timers(view: Mapping[str, Any], now: int) -> dict[str, dict[str, int]]:
                         and v > now:
                     found[k.removesuffix(suffix)] = {"ms": (v - now) // 1_000_000, "ends": v}
     return found
-
-
-def refusal(ru: str, en: str, code: str = "refused") -> dict[str, Any]:
-    return {"ok": False, "refused": {"code": code, "ru": ru, "en": en}}
 
 
 def seat_actions(seat: int, actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -258,6 +261,14 @@ class Hub:
         self.hardware_status: Callable[[], dict[str, Any]] | None = None
         # The package library's content types, so a screen knows image from audio or video.
         self.media_type: Callable[[str], str | None] | None = None
+        # Whether the socket's request carries a live host session (set by the app).
+        self.is_host: Callable[[], bool] = lambda: False
+        self._meters: dict[str, Meter] = {}  # sid -> its buckets
+        self._sid_address: dict[str, str] = {}  # sid -> a stranger's address
+        self._address_meters: dict[str, Meter] = {}  # address -> buckets all its sockets share
+        self.dropped: Counter[str] = Counter()  # messages over a socket's rate limit
+        self.on_storm: Callable[[str], None] | None = None  # a stranger's address stormed
+        self._lobby_pending = False
         self._register()
         loop.subscribe(self._on_update)
 
@@ -388,26 +399,68 @@ class Hub:
 
     # --- commands -------------------------------------------------------------------------
 
+    def seat_count(self) -> int:
+        """Seats of the current game (MAX_SEATS when none is running)."""
+        if self.loop.current is None:
+            return inbound.MAX_SEATS
+        try:
+            _rules, state = self.loop.snapshot()
+        except Exception:
+            return inbound.MAX_SEATS
+        seats = getattr(state, "seats", None)
+        if isinstance(seats, int) and not isinstance(seats, bool):
+            return seats
+        try:
+            return len(_rules.view(state, "board").get("players") or ()) or inbound.MAX_SEATS
+        except Exception:
+            return inbound.MAX_SEATS
+
     def submit(self, command: Command) -> dict[str, Any]:
         if self.loop.current is None:
             return refusal("Игра не начата.", "No game is running.", "no_game")
+        pending = getattr(self.loop, "pending", None)
+        if pending is not None and pending() >= inbound.INBOX_HIGH_WATER:
+            self.dropped["inbox_full"] += 1
+            return refusal("Коробка занята, повторите.", "The box is busy: try again.", "busy")
         try:
             outcome = self.loop.submit(command).result(SUBMIT_TIMEOUT_S)
         except Refused as r:
             return {"ok": False, "refused": r.to_json()}
+        except FutureTimeout:
+            return refusal("Коробка не ответила вовремя.", "The box did not answer in time.",
+                           "busy")
+        except Exception:  # a bug in an engine must still answer the screen
+            log.exception("command %r failed", command.type)
+            return refusal("Команда не выполнена (ошибка).", "The command failed (an error).",
+                           "error")
         if outcome.refused is not None:
             return {"ok": False, "refused": outcome.refused.to_json()}
         return {"ok": True, "events": len(outcome.events)}
 
-    def press(self, player: int, by: str) -> dict[str, Any]:
+    def press(self, player: Any, by: str) -> dict[str, Any]:
         """A simulated press, stamped on arrival: the same `press` path as GPIO."""
-        if player < 0:
-            return refusal("Неверный игрок.", "Bad player.", "malformed")
+        if not inbound.is_int(player) or not 0 <= player < self.seat_count():
+            return refusal("Нет такого игрока.", "No such player.", "malformed")
         if self.loop.current is None:
             return refusal("Игра не начата.", "No game is running.", "no_game")
         if self.press_fn is not None:
             return {"ok": True, "t_ns": self.press_fn(player, by)}
         return self.submit(Command("press", self.clock(), {"player": player}, by))
+
+    def disconnect_hosts(self) -> None:
+        """Close every host socket (the host sessions were ended)."""
+        with self._lock:
+            sids = [sid for sid, c in self.clients.items() if c.role == "host"]
+        for sid in sids:
+            try:
+                self.sio.server.disconnect(sid, namespace="/")
+            except Exception:
+                log.exception("could not close host socket %s", sid)
+
+    def stats(self) -> dict[str, Any]:
+        with self._lock:
+            roles = Counter(c.role for c in self.clients.values())
+        return {"sockets": dict(roles), "dropped": dict(self.dropped)}
 
     # --- Socket.IO handlers ---------------------------------------------------------------
 
@@ -424,24 +477,94 @@ class Hub:
         return refusal("Только ведущий может это сделать.", "Only the host may do this.",
                        "forbidden")
 
+    def _handler(self, name: str) -> Callable[[Callable[..., dict[str, Any]]], Any]:
+        """Register a message handler behind the socket's rate limit: a message over the
+        limit is counted and answered at once, and never reaches the handler (or the game
+        loop's queue). A handler that fails still answers."""
+
+        def register(fn: Callable[..., dict[str, Any]]) -> Any:
+            def guarded(data: Any = None, *extra: Any) -> dict[str, Any]:
+                client = self._client()
+                meter = self._meters.get(request.sid)
+                if client is None or meter is None:
+                    return refusal("Нет соединения.", "Not connected.", "forbidden")
+                if not meter.allow(name) or not self._address_allows(name):
+                    self.dropped[name] += 1
+                    if meter.storming():
+                        self._cut_storm()
+                    return TOO_FAST
+                if extra:
+                    return inbound.MALFORMED
+                try:
+                    return fn(data)
+                except Exception:
+                    log.exception("handler %r failed", name)
+                    return refusal("Ошибка на коробке.", "An error on the box.", "error")
+
+            guarded.__name__ = f"on_{name}"
+            return self.sio.on(name)(guarded)
+
+        return register
+
+    def _cut_storm(self) -> None:
+        """Close a storming socket; a stranger's address is turned away for a while
+        (`on_storm`), so the storm costs refused connections, not parsed messages."""
+        sid = request.sid
+        address = self._sid_address.get(sid)
+        self.dropped["storms_cut"] += 1
+        log.warning("socket %s from %s storms: closed", sid, request.remote_addr)
+        if address is not None and self.on_storm is not None:
+            self.on_storm(address)
+        disconnect()
+
+    def _lobby_changed(self) -> None:
+        """Names proposed in the lobby reach the screens together, at most once per
+        LOBBY_COALESCE_S: a room of phones joining at once costs one fan-out, not one each."""
+        with self._lock:
+            if self._lobby_pending:
+                return
+            self._lobby_pending = True
+        timer = threading.Timer(LOBBY_COALESCE_S, self._lobby_flush)
+        timer.daemon = True
+        timer.start()
+
+    def _lobby_flush(self) -> None:
+        with self._lock:
+            self._lobby_pending = False
+        self.broadcast()
+
+    def _address_allows(self, name: str) -> bool:
+        address = self._sid_address.get(request.sid)
+        if address is None:
+            return True
+        meter = self._address_meters.get(address)
+        return meter is None or meter.allow(name)
+
     def _register(self) -> None:
         sio = self.sio
 
         @sio.on("connect")
         def on_connect(auth: Any = None) -> bool:
-            auth = auth if isinstance(auth, dict) else {}
-            role = auth.get("role", "board")
-            if role not in ("host", "board", "player"):
+            hello = inbound.hello(auth)
+            if hello is None:
                 return False
-            if role == "host" and not session.get("host"):
+            role, seat, lang = hello
+            if role == "host" and not self.is_host():
                 log.warning("host socket without login from %s", request.remote_addr)
                 return False
-            seat = auth.get("seat")
-            client = Client(role, None, str(auth.get("lang") or "ru"))
+            client = Client(role, None, lang)
+            address = request.remote_addr or "?"
             with self._lock:
                 self.clients[request.sid] = client
+                self._meters[request.sid] = Meter(role)
+                if role != "host" and not is_loopback(address):
+                    self._sid_address[request.sid] = address
+                    if address not in self._address_meters:
+                        self._address_meters[address] = Meter("address")
+                        while len(self._address_meters) > MAX_ADDRESSES:
+                            del self._address_meters[next(iter(self._address_meters))]
             join_room(client.room)
-            if role == "player" and isinstance(seat, int):
+            if role == "player" and seat is not None and seat < self.seat_count():
                 self._take_seat(client, seat)
             self._send_full(request.sid)
             return True
@@ -450,34 +573,39 @@ class Hub:
         def on_disconnect(*_: Any) -> None:
             with self._lock:
                 self.clients.pop(request.sid, None)
+                self._meters.pop(request.sid, None)
+                self._sid_address.pop(request.sid, None)
                 lobby_changed = self.ui.lobby.pop(request.sid, None) is not None
             if lobby_changed:
-                self.broadcast()
+                self._lobby_changed()
 
-        @sio.on("command")
+        @self._handler("command")
         def on_command(data: Any) -> dict[str, Any]:
             if (bad := self._refuse_non_host("command")) is not None:
                 return bad
-            if not isinstance(data, dict):
-                return refusal("Неверная команда.", "Malformed command.", "malformed")
+            if (bad := inbound.command(data)) is not None:
+                return bad
             data = {**data, "t_ns": self.clock()}
             data.pop("by", None)
             data.pop("at_ns", None)
+            if "player" in data and (not inbound.is_int(data["player"]) or
+                                     not 0 <= data["player"] < self.seat_count()):
+                return refusal("Нет такого игрока.", "No such player.", "malformed")
             try:
                 cmd = Command.from_json(data)
             except Refused as r:
                 return {"ok": False, "refused": r.to_json()}
             return self.submit(cmd)
 
-        @sio.on("player_command")
+        @self._handler("player_command")
         def on_player_command(data: Any) -> dict[str, Any]:
             """A phone's own action (a final bet, a written answer): allowed only when the
             engine lists it for this seat, and always about this seat."""
             client = self._client()
             if client is None or client.role != "player" or client.seat is None:
                 return refusal("Сначала выберите место.", "Choose your seat first.", "no_seat")
-            if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-                return refusal("Неверная команда.", "Malformed command.", "malformed")
+            if (bad := inbound.command(data)) is not None:
+                return bad
             if self.loop.current is None:
                 return refusal("Игра не начата.", "No game is running.", "no_game")
             if not any(a["type"] == data["type"] for a in self._seat_actions(client.seat)):
@@ -486,13 +614,12 @@ class Hub:
             args["player"] = client.seat
             return self.submit(Command(data["type"], self.clock(), args, f"player:{client.seat}"))
 
-        @sio.on("press")
+        @self._handler("press")
         def on_press(data: Any) -> dict[str, Any]:
             """Simulated buttons: board keys (simulator) and phone buzzers (simulator or
             casual mode). A phone may press only for its own seat."""
             client = self._client()
-            if client is None:
-                return refusal("Нет соединения.", "Not connected.", "forbidden")
+            assert client is not None
             if client.role == "player":
                 if not self.phone_buzzer() or client.seat is None:
                     return refusal("Кнопка на телефоне выключена.",
@@ -501,20 +628,20 @@ class Hub:
             if not self.simulate:
                 return refusal("Только в режиме симулятора.", "Simulator mode only.",
                                "forbidden")
-            try:
-                player = int((data or {}).get("player"))
-            except (TypeError, ValueError):
-                return refusal("Неверный игрок.", "Bad player.", "malformed")
-            return self.press(player, "key")
+            if not isinstance(data, dict):
+                return inbound.MALFORMED
+            return self.press(data.get("player"), "key")
 
-        @sio.on("seat")
+        @self._handler("seat")
         def on_seat(data: Any) -> dict[str, Any]:
             client = self._client()
             if client is None or client.role != "player":
                 return refusal("Только для телефонов игроков.", "Players' phones only.",
                                "forbidden")
-            seat = (data or {}).get("seat")
-            name = str((data or {}).get("name") or "").strip()[:40]
+            parsed = inbound.seat(data, self.seat_count())
+            if isinstance(parsed, dict):
+                return parsed
+            seat, name = parsed
             if seat is None:
                 leave_room(client.room)
                 client.seat = None
@@ -522,28 +649,27 @@ class Hub:
                 if name:
                     with self._lock:
                         self.ui.lobby[request.sid] = name
-                    self.broadcast()
+                    self._lobby_changed()
                 self._send_full(request.sid)
                 return {"ok": True}
-            if not isinstance(seat, int) or seat < 0:
-                return refusal("Неверное место.", "Bad seat.", "malformed")
             self._take_seat(client, seat)
             self._send_full(request.sid)
             return {"ok": True, "seat": seat}
 
-        @sio.on("new_game")
+        @self._handler("new_game")
         def on_new_game(data: Any) -> dict[str, Any]:
             if (bad := self._refuse_non_host("new_game")) is not None:
                 return bad
-            data = data if isinstance(data, dict) else {}
-            players = [str(p).strip()[:40] for p in data.get("players") or [] if str(p).strip()]
+            parsed = inbound.new_game(data)
+            if isinstance(parsed, dict) and parsed.get("ok") is False:
+                return parsed
+            assert isinstance(parsed, tuple)
+            rules, players, package, options = parsed
             try:
-                options = data.get("options") if isinstance(data.get("options"), dict) else {}
-                game = self.start_game(str(data.get("rules") or "battle"), players,
-                                       data.get("package"), options)
+                game = self.start_game(rules, players, package, options)
             except Refused as r:
                 return {"ok": False, "refused": r.to_json()}
-            except (ValueError, KeyError) as e:
+            except (ValueError, KeyError, TypeError) as e:
                 return refusal(f"Не удалось начать игру: {e}", f"Cannot start a game: {e}",
                                "bad_setup")
             self.ui = UiState(lobby=self.ui.lobby)
@@ -551,20 +677,23 @@ class Hub:
             self.broadcast()
             return {"ok": True, "game": game}
 
-        @sio.on("ui")
+        @self._handler("ui")
         def on_ui(data: Any) -> dict[str, Any]:
             """Host-only screen switches: show the race on the board, pause the board."""
             if (bad := self._refuse_non_host("ui")) is not None:
                 return bad
-            data = data if isinstance(data, dict) else {}
+            if not isinstance(data, dict) or not data or \
+                    any(k not in ("race_shown", "paused") or not isinstance(v, bool)
+                        for k, v in data.items()):
+                return inbound.MALFORMED
             if "race_shown" in data:
-                self.ui.race_shown = bool(data["race_shown"])
+                self.ui.race_shown = data["race_shown"]
             if "paused" in data:
-                self.ui.paused = bool(data["paused"])
+                self.ui.paused = data["paused"]
             self.broadcast()
             return {"ok": True}
 
-        @sio.on("history")
+        @self._handler("history")
         def on_history(data: Any) -> dict[str, Any]:
             """Host only: ``{"key": "judgements", "offset": 0, "limit": 50}``."""
             if (bad := self._refuse_non_host("history")) is not None:
@@ -577,8 +706,17 @@ class Hub:
             return self.history(str(data.get("key")), offset, limit)
 
         @sio.on("*")
-        def on_unknown(event: str, *_: Any) -> dict[str, Any]:
-            log.warning("unknown message %r from %s", event, request.sid)
+        def on_unknown(event: Any, *_: Any) -> dict[str, Any]:
+            meter = self._meters.get(request.sid)
+            if meter is not None and not (meter.allow("unknown") and
+                                          self._address_allows("unknown")):
+                self.dropped["unknown"] += 1
+                if meter.storming():
+                    self._cut_storm()
+                return TOO_FAST
+            if event == MALFORMED_EVENT:
+                return inbound.MALFORMED
+            log.warning("unknown message %r from %s", str(event)[:40], request.sid)
             return refusal("Неизвестное сообщение.", "Unknown message.", "unknown")
 
     def _take_seat(self, client: Client, seat: int) -> None:
@@ -587,3 +725,6 @@ class Hub:
         join_room(client.room)
         with self._lock:
             self.ui.lobby.pop(request.sid, None)
+
+
+TOO_FAST = refusal("Слишком часто.", "Too fast.", "rate_limited")

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import functools
-import json
 import socket
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import (
     Blueprint,
@@ -22,7 +22,7 @@ from flask import (
     url_for,
 )
 
-from webui import i18n, qr
+from webui import auth, i18n, qr
 
 bp = Blueprint("pages", __name__)
 
@@ -42,18 +42,40 @@ def lang() -> str:
 def render(template: str, **ctx: Any) -> str:
     code = lang()
     settings = services().settings.public()
+    # The page's data for its scripts, through |tojson in a JSON block (never |safe): a
+    # box name like "</script><script>…" stays text.
+    page = {"lang": code, "catalogue": i18n.catalogue(code),
+            "box": {"simulate": services().simulate, "sound": settings["sound"],
+                    "name": settings["box_name"]}}
+    problems = [*services().extras.get("problems", ()), *services().settings.problems] \
+        if is_host() else []
     return render_template(
-        template, lang=code, t=lambda k, **f: i18n.translate(k, code, **f),
-        catalogue=json.dumps(i18n.catalogue(code), ensure_ascii=False),
-        box=json.dumps({"simulate": services().simulate, "sound": settings["sound"],
-                        "name": settings["box_name"]}),
-        simulate=services().simulate, settings=settings, **ctx)
+        template, lang=code, t=lambda k, **f: i18n.translate(k, code, **f), page=page,
+        problems=problems, simulate=services().simulate, settings=settings, **ctx)
+
+
+def is_host() -> bool:
+    """This request carries a live host session (see `auth.Generation`)."""
+    return bool(current_app.extensions["svoyak_generation"].matches(session.get("host")))
+
+
+def safe_next(value: str | None, default: str) -> str:
+    """A redirect target on the box: a plain path. Browsers ignore tabs and newlines and
+    read a backslash as a slash, so "/\t/evil" would leave the box: refused."""
+    if not value or not value.startswith("/") or len(value) > 500:
+        return default
+    if any(c in "\\ " or ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        return default
+    parts = urlsplit(value)
+    if value.startswith("//") or parts.scheme or parts.netloc:
+        return default
+    return value
 
 
 def host_required(view: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(view)
     def wrapped(*a: Any, **kw: Any) -> Any:
-        if not session.get("host"):
+        if not is_host():
             return redirect(url_for("pages.login", next=request.path))
         return view(*a, **kw)
 
@@ -69,18 +91,23 @@ def index() -> str:
 def login() -> Any:
     error = ""
     status = 200
-    nxt = request.values.get("next") or "/host"
-    if not nxt.startswith("/") or nxt.startswith("//"):
-        nxt = "/host"
+    nxt = safe_next(request.values.get("next"), "/host")
     if request.method == "POST":
         guard = current_app.extensions["svoyak_pin_guard"]
-        ok, wait = guard.check(request.remote_addr or "?", request.form.get("pin", ""),
-                               services().settings.pin)
+        device = auth.device_id(current_app, request)
+        address = request.remote_addr or "?"
+        from webui.admission import is_loopback
+
+        ok, wait = guard.check(f"device:{device}" if device else address,
+                               request.form.get("pin", ""), services().settings.pin,
+                               known=device is not None or is_loopback(address))
         if ok:
             session.clear()
-            session["host"] = True
+            session["host"] = current_app.extensions["svoyak_generation"].value
             session.permanent = True
-            return redirect(nxt)
+            resp = redirect(nxt)
+            auth.remember_device(current_app, resp, device)
+            return resp
         if wait > 0:
             error = i18n.translate("login.locked", lang(), seconds=int(wait + 0.999))
             status = 429
@@ -92,17 +119,22 @@ def login() -> Any:
 
 @bp.post("/logout")
 def logout() -> Any:
+    """Ends every host session, on every device (a tablet left in the hall included)."""
+    if is_host():
+        end_host_sessions()
     session.clear()
     return redirect(url_for("pages.index"))
 
 
+def end_host_sessions() -> None:
+    current_app.extensions["svoyak_generation"].revoke()
+    hub().disconnect_hosts()
+
+
 @bp.get("/lang/<code>")
 def set_lang(code: str) -> Any:
-    nxt = request.args.get("next") or "/"
-    if not nxt.startswith("/") or nxt.startswith("//"):
-        nxt = "/"
-    resp = redirect(nxt)
-    resp.set_cookie("lang", i18n.pick(code), max_age=365 * 24 * 3600, samesite="Lax")
+    resp = redirect(safe_next(request.args.get("next"), "/"))
+    auth.set_relative_cookie(resp, "lang", i18n.pick(code), 365 * 24 * 3600, httponly=False)
     return resp
 
 

@@ -40,7 +40,7 @@ def _press(base: str, seat: int) -> None:
 
 
 def _wait(page: Any, js: str) -> None:
-    page.wait_for_function(f"(() => {{ const v = window.lastView; return !!v && ({js}); }})()")
+    page.wait_for_function(f"() => {{ const v = window.lastView; return !!v && ({js}); }}")
     page.wait_for_timeout(250)  # transitions
 
 

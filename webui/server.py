@@ -3,8 +3,10 @@
 Flask-SocketIO's deployment notes give two production set-ups for its threading mode over
 simple-websocket: gunicorn with a single worker and many threads, or uWSGI. gunicorn is pure
 Python (installs from PyPI on a Pi with no compiler) and needs exactly one worker, which
-suits us: the game loop is one thread in one process. Each WebSocket holds one thread, so
-the thread count bounds the screens (host, board, 30 phones, spares).
+suits us: the game loop is one thread in one process. Each WebSocket (and each long-poll)
+holds one thread, so the thread count bounds the screens: `THREADS` serves 120 phones with
+room to spare, and `webui.admission` keeps `RESERVED` of them for the host and the TV
+whatever the phones do (docs/architecture.md says why this deployment, with figures).
 
 The app is built in the worker (`load` runs after the fork), so the game loop, the GPIO
 threads and the server live in one process; if the worker dies, gunicorn starts a new one,
@@ -18,7 +20,14 @@ from typing import Any
 
 from gunicorn.app.base import BaseApplication
 
-THREADS = 96
+THREADS = 192
+
+
+def public_limit(threads: int = THREADS) -> int:
+    """Requests in flight the phones and strangers may hold together."""
+    from webui.admission import RESERVED
+
+    return max(threads - RESERVED, 1)
 
 
 class Server(BaseApplication):  # type: ignore[misc]

@@ -1,17 +1,29 @@
 """The box's own settings (not a game's): host PIN, Wi-Fi details for the idle screen,
 sound, language, buzzer mode. One small JSON file in the data directory, written
-atomically, readable only by the service user (it holds the PIN in clear so that
-`svoyak serve` can print it on the console the club's technician looks at)."""
+atomically and fsynced with its directory (`webui.durable`), readable only by the service
+user (it holds the PIN in clear so that `svoyak serve` can print it on the console the
+club's technician looks at).
+
+A settings file that cannot be read (a damaged card, a hand edit gone wrong) does not stop
+the box: it is moved aside as `settings.json.damaged-N`, the defaults take its place with a
+new PIN, and `problems` tells the host screen. Games live in the event log, not here, so
+nothing of the evening is lost."""
 
 from __future__ import annotations
 
 import json
+import logging
+import math
 import os
 import secrets
 import threading
 from copy import deepcopy
 from pathlib import Path
 from typing import Any
+
+from webui import durable
+
+log = logging.getLogger("svoyak.webui")
 
 FILENAME = "settings.json"
 # The admin page asks the box's set-up tool (root, provisioning/roles/hotspot) to change the
@@ -43,9 +55,41 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+PIN_DIGITS = 6
+
+
 def new_pin() -> str:
-    """Four digits: typed on a tablet by a volunteer; the rate limit makes guessing slow."""
-    return f"{secrets.randbelow(10_000):04d}"
+    """Six digits: typed on a tablet by a volunteer; with the guard's rate limit a stranger
+    needs weeks to guess them (docs/webui.md has the arithmetic)."""
+    return f"{secrets.randbelow(10 ** PIN_DIGITS):0{PIN_DIGITS}d}"
+
+
+def _valid(data: dict[str, Any]) -> dict[str, Any]:
+    """The settings with every value of the wrong type or out of range put back to its
+    default, so a hand-edited file cannot break a screen (a NaN volume, a list as a name)."""
+    out = deepcopy(data)
+    for key, default in DEFAULTS.items():
+        value = out.get(key)
+        if isinstance(default, dict):
+            if not isinstance(value, dict):
+                out[key] = deepcopy(default)
+                continue
+            for k, d in default.items():
+                v = value.get(k, d)
+                if isinstance(d, float) and isinstance(v, int) and not isinstance(v, bool):
+                    value[k] = float(v)
+                elif type(v) is not type(d):
+                    value[k] = d
+        elif type(value) is not type(default):
+            out[key] = deepcopy(default)
+    volume = out["sound"]["volume"]
+    if not math.isfinite(volume):
+        volume = DEFAULTS["sound"]["volume"]
+    out["sound"]["volume"] = min(max(volume, 0.0), 1.0)
+    pin = out.get("pin")
+    if not (isinstance(pin, str) and pin.isascii() and pin.isdigit() and 4 <= len(pin) <= 12):
+        out["pin"] = ""  # a new one is made
+    return out
 
 
 class Settings:
@@ -55,6 +99,8 @@ class Settings:
         self.path = Path(data_dir) / FILENAME
         self._lock = threading.Lock()
         self._mtime: int | None = None
+        # What went wrong with the file, for the host screen ({"code", "ru", "en"}).
+        self.problems: list[dict[str, str]] = []
         self._data = self._load()
         if not self._data.get("pin"):
             self._data["pin"] = new_pin()  # set on first start
@@ -66,21 +112,28 @@ class Settings:
         self._mtime = self.path.stat().st_mtime_ns
         try:
             stored = json.loads(self.path.read_text("utf-8"))
+            if not isinstance(stored, dict):
+                raise ValueError("not a JSON object")
         except (OSError, ValueError) as e:
-            raise SystemExit(f"{self.path}: settings file is unreadable: {e}") from e
-        if not isinstance(stored, dict):
-            raise SystemExit(f"{self.path}: settings file is not a JSON object")
-        return _merge(DEFAULTS, stored)
+            aside = durable.keep_damaged(self.path)
+            log.error("%s is unreadable (%s): moved to %s, defaults and a new PIN used",
+                      self.path, e, aside.name)
+            self.problems.append({
+                "code": "settings",
+                "ru": f"Файл настроек был повреждён и заменён настройками по умолчанию "
+                      f"(старый сохранён как {aside.name}); PIN новый — он в консоли коробки. "
+                      f"Игры не затронуты.",
+                "en": f"The settings file was damaged and replaced with the defaults (the "
+                      f"old one is kept as {aside.name}); the PIN is new and shown on the "
+                      f"box's console. No game was affected."})
+            self._mtime = None
+            return deepcopy(DEFAULTS)
+        return _valid(_merge(DEFAULTS, stored))
 
     def _write(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(self._data, f, ensure_ascii=False, indent=1)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        # allow_nan=False: a NaN would make the file invalid JSON; _valid keeps them out.
+        text = json.dumps(self._data, ensure_ascii=False, indent=1, allow_nan=False)
+        durable.write_bytes(self.path, text.encode("utf-8"))
         self._mtime = self.path.stat().st_mtime_ns
 
     def _fresh(self) -> None:
@@ -101,7 +154,7 @@ class Settings:
     def update(self, changes: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
             self._fresh()
-            self._data = _merge(self._data, changes)
+            self._data = _valid(_merge(self._data, changes))
             self._write()
             return deepcopy(self._data)
 
@@ -113,12 +166,8 @@ class Settings:
 
     def request_wifi(self, ssid: str, password: str) -> None:
         """Ask for a new Wi-Fi name and password (see WIFI_REQUEST)."""
-        path = self.path.parent / WIFI_REQUEST
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"ssid": ssid, "password": password}, f, ensure_ascii=False)
-        os.replace(tmp, path)
+        text = json.dumps({"ssid": ssid, "password": password}, ensure_ascii=False)
+        durable.write_bytes(self.path.parent / WIFI_REQUEST, text.encode("utf-8"))
 
     def public(self) -> dict[str, Any]:
         """What any screen may know: never the PIN."""

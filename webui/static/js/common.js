@@ -2,7 +2,10 @@
 // and the generic rendering of the engine's legal actions as buttons.
 "use strict";
 
-const S = window.SVOYAK;
+// The page's data (language, catalogue, box), a JSON block the server wrote (no inline script:
+// the Content-Security-Policy allows only the box's own script files).
+const S = JSON.parse(document.getElementById("svoyak-page").textContent);
+window.SVOYAK = S;
 
 function t(key, fmt) {
   let s = S.catalogue[key] ?? key;
@@ -40,10 +43,14 @@ function connect(auth, onView) {
   const socket = io({auth: (cb) => cb({lang: S.lang, ...(typeof auth === "function" ? auth() : auth)}),
                      reconnectionDelayMax: 3000});
   const offline = document.getElementById("offline");
-  socket.on("connect", () => { if (offline) offline.hidden = true; document.body.dataset.online = "1"; });
+  socket.on("connect", () => { if (offline) { offline.hidden = true; offline.textContent = t("common.offline"); } document.body.dataset.online = "1"; });
   socket.on("disconnect", () => { if (offline) offline.hidden = false; document.body.dataset.online = "0"; });
   socket.on("connect_error", (err) => {
-    if (offline) offline.hidden = false;
+    if (offline) {
+      offline.hidden = false;
+      // 503 from the box: too many devices (the phone retries by itself meanwhile).
+      offline.textContent = err && err.description === 503 ? t("common.full") : t("common.offline");
+    }
     document.body.dataset.online = "0";
     if (auth.role === "host" && !socket.active) {
       location.href = "/login?next=" + encodeURIComponent(location.pathname); // session gone
