@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, request, session
+from flask import Blueprint, Response, abort, jsonify, request
 
 from appliance.rules.protocol import Refused
 from webui import qr
-from webui.pages import render, services
+from webui.pages import is_host, render, services
 
 bp = Blueprint("rooms", __name__)
 
@@ -28,7 +28,7 @@ def role() -> str | None:
 
 
 def _host() -> None:
-    if not session.get("host"):
+    if not is_host():
         abort(403)
 
 
@@ -51,7 +51,7 @@ def status() -> Any:
 
 @bp.get("/admin/rooms")
 def page() -> Any:
-    if not session.get("host"):
+    if not is_host():
         from flask import redirect, url_for
 
         return redirect(url_for("pages.login", next=request.path))
