@@ -473,7 +473,7 @@ def test_pin_factory_never_falls_back_to_the_simulator_silently(caplog):
 
 @needs_no_gpio
 def test_buttons_test_without_gpio_exits_non_zero_with_the_reason(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "appliance.cli", "buttons", "test",
+    run = subprocess.run([sys.executable, "-m", "svoyak.cli", "buttons", "test",
                           "--step", "0", "--seconds", "0"], input="q\n",
                          capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert run.returncode == 3, run.stdout + run.stderr
@@ -515,7 +515,7 @@ def test_self_test_lights_everything_then_reports_presses_and_bounces():
 
 
 def test_svoyak_buttons_map_and_a_bad_map_on_the_command_line(tmp_path):
-    cmd = [sys.executable, "-m", "appliance.cli", "buttons", "map"]
+    cmd = [sys.executable, "-m", "svoyak.cli", "buttons", "map"]
     ok = subprocess.run(cmd + ["--toml"], capture_output=True, text=True, cwd=tmp_path)
     assert ok.returncode == 0, ok.stderr
     (tmp_path / "pins.toml").write_text(ok.stdout)
@@ -523,7 +523,7 @@ def test_svoyak_buttons_map_and_a_bad_map_on_the_command_line(tmp_path):
                            cwd=tmp_path)
     assert again.returncode == 0 and "lamp       GPIO24  18" in again.stdout
     (tmp_path / "bad.toml").write_text('buttons = ["GPIO17"]\nlamp = "GPIO17"\n')
-    bad = subprocess.run([sys.executable, "-m", "appliance.cli", "buttons", "test",
+    bad = subprocess.run([sys.executable, "-m", "svoyak.cli", "buttons", "test",
                           "--simulate", "--pins", "bad.toml"],
                          capture_output=True, text=True, cwd=tmp_path)
     assert bad.returncode == 2
@@ -531,7 +531,7 @@ def test_svoyak_buttons_map_and_a_bad_map_on_the_command_line(tmp_path):
 
 
 def test_svoyak_buttons_test_simulated_from_the_keyboard(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "appliance.cli", "buttons", "test",
+    run = subprocess.run([sys.executable, "-m", "svoyak.cli", "buttons", "test",
                           "--simulate", "--step", "0"], input="2\n4b\nq\n",
                          capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert run.returncode == 0, run.stderr

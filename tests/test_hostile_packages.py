@@ -143,7 +143,7 @@ CASES: list[tuple[Callable[[Path], Path], list[str], list[str]]] = [
 
 
 def svoyak(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "appliance.cli", "package", *args],
+    return subprocess.run([sys.executable, "-m", "svoyak.cli", "package", *args],
                           capture_output=True, text=True, cwd=ROOT)
 
 

@@ -282,7 +282,7 @@ def test_property_export_then_import_is_equal(generated):
 
 def svoyak(*args: str, data: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "appliance.cli", "package", *args, "--data", str(data)],
+        [sys.executable, "-m", "svoyak.cli", "package", *args, "--data", str(data)],
         capture_output=True, text=True, cwd=ROOT,
     )
 

@@ -29,7 +29,7 @@ registry.register("tiny", tiny_engine)
 
 
 def svoyak(*args, check=True):
-    out = subprocess.run([sys.executable, "-m", "appliance.cli", *map(str, args)], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "svoyak.cli", *map(str, args)], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     if check:
         assert out.returncode == 0, out.stderr
@@ -256,7 +256,7 @@ def test_a_replayed_game_left_open_is_resumed_by_the_loop(tmp_path):
     """Script and box share the log: without its end_game line the example stays running,
     and a game loop opening the file resumes it in the state the script left."""
     lines = [x for x in EXAMPLE.read_text().splitlines() if '"end_game"' not in x]
-    out = subprocess.run([sys.executable, "-m", "appliance.cli", "replay", "-", "--db",
+    out = subprocess.run([sys.executable, "-m", "svoyak.cli", "replay", "-", "--db",
                           tmp_path / "svoyak.db"], input="\n".join(lines), cwd=ROOT,
                          capture_output=True, text=True, timeout=60, check=True)
     summary = last_json(out.stdout)

@@ -23,11 +23,11 @@ import pytest
 import requests
 import socketio
 
-from appliance.cli import main as svoyak
 from appliance.runtime.store import Store, db_path
 from rooms import standin
 from rooms.db import Tables
 from rooms.director import Director
+from svoyak.cli import main as svoyak
 from webui import localserver
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

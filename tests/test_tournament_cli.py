@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SVOYAK = [sys.executable, "-m", "appliance.cli"]
+SVOYAK = [sys.executable, "-m", "svoyak.cli"]
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

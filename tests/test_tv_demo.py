@@ -13,7 +13,7 @@ ANYA, BORIS, VERA = 0, 1, 2
 
 
 def svoyak(*args):
-    out = subprocess.run([sys.executable, "-m", "appliance.cli", *map(str, args)], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "svoyak.cli", *map(str, args)], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     return out

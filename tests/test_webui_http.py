@@ -239,7 +239,7 @@ def test_protocol_export(kit: Kit) -> None:
 def test_serve_wires_loop_buttons_and_web_ui(tmp_path: Path) -> None:
     """`svoyak serve`'s build: the demo battle starts, simulated presses take the GPIO
     adapter's path, the admin page lists the seats' buttons, the game survives a restart."""
-    from webui.cli import build
+    from svoyak.serve import build
 
     box = build(tmp_path, simulate=True, pins=None, demo=True)
     try:
@@ -276,7 +276,7 @@ def test_serve_without_gpio_shows_the_host_why_the_buttons_are_off(tmp_path: Pat
     """Without --simulate and without a usable GPIO chip (this machine), the box serves the
     screens, never hands out simulated buttons, and the host's view carries the fault that
     its banner shows (kind, reason, the wiring doc section)."""
-    from webui.cli import build
+    from svoyak.serve import build
 
     box = build(tmp_path, simulate=False, pins=None, demo=False)
     try:
@@ -336,7 +336,7 @@ def test_package_media_reach_the_screens(kit: Kit) -> None:
 
 
 def test_the_watchdog_health_check_needs_a_live_loop(tmp_path: Path) -> None:
-    from webui.cli import _loop_answers, build
+    from svoyak.serve import _loop_answers, build
 
     box = build(tmp_path, simulate=True, pins=None, demo=True)
     try:
@@ -353,7 +353,7 @@ def test_serve_feeds_the_systemd_watchdog(tmp_path: Path, monkeypatch: pytest.Mo
     import os
     import socket
 
-    from webui.cli import build
+    from svoyak.serve import build
 
     path = str(tmp_path / "notify.sock")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)

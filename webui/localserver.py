@@ -30,7 +30,7 @@ def start(data: Path, port: int, *extra: str, stdout: int | IO[Any] = subprocess
     group, so a caller can stop the server and its worker together) and return once
     /board answers 200. Raises RuntimeError if it exits or does not answer in `wait_s`."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "appliance.cli", "serve", "--simulate", "--data", str(data),
+        [sys.executable, "-m", "svoyak.cli", "serve", "--simulate", "--data", str(data),
          "--host", "127.0.0.1", "--port", str(port), *extra],
         cwd=ROOT, env=env, stdout=stdout, stderr=subprocess.STDOUT,
         start_new_session=True)

@@ -199,6 +199,6 @@ def serve(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    from appliance.cli import main
+    from svoyak.cli import main
 
     sys.exit(main(["serve", *sys.argv[1:]]))

@@ -8,7 +8,7 @@ import importlib
 import sys
 
 # Modules with `register(subparsers)`; each adds its subcommands.
-COMMAND_MODULES: list[str] = ["webui.cli", "gpio.cli", "appliance.packages.cli",
+COMMAND_MODULES: list[str] = ["svoyak.serve", "gpio.cli", "appliance.packages.cli",
                               "appliance.runtime.cli", "appliance.tournament.cli",
                               "rooms.cli"]
 
