@@ -1,0 +1,66 @@
+"""Who may import whom (docs/architecture.md), checked on the source: the domain imports no
+adapter, the two adapters never import each other, and only the composition root (`svoyak/`)
+imports both. The rules import nothing that runs (no store, no loop, no thread)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def imports(package: str) -> dict[str, set[str]]:
+    """Top-level-qualified modules each file of `package` imports (lazy imports included)."""
+    out: dict[str, set[str]] = {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Import):
+                names |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                  and node.func.attr == "import_module" and node.args
+                  and isinstance(node.args[0], ast.Constant)):
+                names.add(str(node.args[0].value))
+        out[str(path.relative_to(ROOT))] = names
+    return out
+
+
+def offenders(package: str, forbidden: tuple[str, ...]) -> list[str]:
+    return [f"{f} imports {n}" for f, names in imports(package).items() for n in sorted(names)
+            if any(n == p or n.startswith(p + ".") for p in forbidden)]
+
+
+@pytest.mark.parametrize("package, forbidden", [
+    ("appliance", ("gpio", "webui", "rooms", "svoyak")),
+    ("gpio", ("webui", "rooms", "svoyak")),
+    ("webui", ("gpio", "svoyak")),
+    ("appliance/rules", ("appliance.runtime", "appliance.tournament", "sqlite3", "threading",
+                         "time", "socket")),
+])
+def test_layer_imports_only_what_it_may(package: str, forbidden: tuple[str, ...]):
+    assert offenders(package, forbidden) == []
+
+
+def test_the_composition_root_is_the_one_place_with_both_adapters():
+    both = []
+    for package in ("appliance", "gpio", "webui", "rooms", "svoyak"):
+        for f, names in imports(package).items():
+            uses = {n.split(".")[0] for n in names}
+            if {"gpio", "webui"} <= uses:
+                both.append(f)
+    assert both == ["svoyak/serve.py"]
+
+
+def test_the_check_sees_a_lazy_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    pkg.joinpath("m.py").write_text("def f():\n    import gpio.x\n    from webui import y\n")
+    monkeypatch.setattr(__import__(__name__), "ROOT", tmp_path)
+    assert offenders("pkg", ("gpio", "webui")) == ["pkg/m.py imports gpio.x",
+                                                   "pkg/m.py imports webui",
+                                                   "pkg/m.py imports webui.y"]
