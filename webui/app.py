@@ -171,6 +171,9 @@ def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(admin.bp)
+    from webui import tournament
+
+    tournament.register(app)
     _register_optional(app, services)
     serializer = app.session_interface.get_signing_serializer(app)
     cookie_name = app.config["SESSION_COOKIE_NAME"]

@@ -186,7 +186,11 @@ def standings(state: Tournament) -> list[dict[str, Any]]:
 
 
 def view(state: Tournament, role: str) -> dict[str, Any]:
-    """``board`` and ``call`` (the TV), ``podium``, ``host``/``director`` (admin)."""
+    """``board`` and ``call`` (the TV), ``podium``, ``host``/``director`` (admin). The
+    ``hardware`` view has the fixed shape the button adapter expects: a tournament lights
+    no lamp."""
+    if role == "hardware":
+        return {"lamp": False, "answering": None, "queue": [], "false_starts": 0}
     base: dict[str, Any] = {
         "rules": "tournament", "title": state.settings.title, "drawn": state.drawn,
         "bracket": state.plan.bracket if state.plan else None,

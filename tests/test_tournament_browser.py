@@ -1,0 +1,146 @@
+"""The tournament's TV pages in Debian's Chromium at 1920×1080 against a real `svoyak
+serve`: the bracket with 81 and with 243 players, every page of every stage, no overflow
+and no text under 24 px; the results, bracket and protocols printed to PDF."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from webui_kit import CHROMIUM, CHROMIUM_FLAGS, Server
+
+from appliance.engine import Command
+from appliance.session import Session
+from appliance.store import Store, db_path
+from appliance.tournament import game, views
+from webui.tournament import board_pages
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+if not os.path.exists(CHROMIUM):  # `make test` installs it (scripts/webui-deps.sh)
+    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
+
+FIRST = ["Александр", "Екатерина", "Мария", "Дмитрий", "Анастасия", "Константин", "Ольга",
+         "Владимир", "Ксения", "Григорий", "Елизавета", "Иван"]
+LAST = ["Иванов", "Смирнова", "Кузнецов", "Попова", "Васильев", "Соколова", "Михайлов",
+        "Новикова", "Фёдоров", "Морозова", "Волков", "Лебедева"]
+TEAMS = ["Физтех", "МГУ", "СПбГУ", "ВШЭ", "МИФИ", "Бауманка", "УрФУ", "НГУ", "КФУ", "ТГУ",
+         "ЮФУ", "ДВФУ", "РУДН", "МГИМО", "ИТМО"]
+CITIES = ["Москва", "Долгопрудный", "Санкт-Петербург", "Екатеринбург", "Новосибирск",
+          "Казань", "Томск", "Владивосток"]
+
+# Every visible element with its own text: font size, box inside the viewport, not clipped.
+CHECK = """() => {
+  const bad = [], vw = innerWidth, vh = innerHeight, root = document.documentElement;
+  if (root.scrollWidth > vw || root.scrollHeight > vh)
+    bad.push(`page ${root.scrollWidth}x${root.scrollHeight}`);
+  let texts = 0;
+  for (const el of document.querySelectorAll("body *")) {
+    const cs = getComputedStyle(el);
+    if (cs.display === "none" || cs.visibility === "hidden" || !el.getClientRects().length)
+      continue;
+    const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    if (!own) continue;
+    texts++;
+    const what = `${el.tagName}.${el.className} "${el.textContent.trim().slice(0, 30)}"`;
+    if (parseFloat(cs.fontSize) < 24) bad.push(`${cs.fontSize} ${what}`);
+    const r = el.getBoundingClientRect();
+    if (r.left < -0.5 || r.top < -0.5 || r.right > vw + 0.5 || r.bottom > vh + 0.5)
+      bad.push(`outside ${Math.round(r.right)},${Math.round(r.bottom)} ${what}`);
+    if (el.clientWidth && el.scrollWidth > el.clientWidth + 1) bad.push(`clipped ${what}`);
+  }
+  return {bad, texts};
+}"""
+
+
+def seeded(data: Path, n: int) -> Any:
+    """A tournament of `n` entries in the data directory, drawn, a few battles played and
+    one in play, before the server starts (the server resumes it)."""
+    rng = random.Random(n)
+    data.mkdir(parents=True, exist_ok=True)
+    with Store(db_path(data)) as store:
+        s = Session.new(store, "tournament", game, {"title": "Кубок Европы"})
+        rows = []
+        for i in range(n):
+            name = f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+            rows.append({"name": f"{name} {i}" if i >= 0 else name, "team": TEAMS[i % 15],
+                         "city": rng.choice(CITIES)})
+        s.handle(Command("import_entries", 0, {"entries": rows}))
+        s.handle(Command("draw", 0, {"seed": 2026}))
+        for _ in range(4):
+            b = views.next_battles(s.state)[0]
+            s.handle(Command("start_battle", 0, {"battle": b.id,
+                                                 "themes": [f"тема {b.id}"]}))
+            scores = rng.sample(range(-30, 200, 10), len(b.present))
+            s.handle(Command("battle_result", 0, {
+                "battle": b.id, "winner": scores.index(max(scores)),
+                "lines": [{"score": x} for x in scores]}))
+        b = views.next_battles(s.state)[0]
+        s.handle(Command("start_battle", 0, {"battle": b.id, "themes": ["в игре"]}))
+        return s.state
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.mark.parametrize("n", [81, 243])
+def test_the_bracket_fits_1920x1080_on_every_page(browser: Any, tmp_path: Path,
+                                                   n: int) -> None:
+    state = seeded(tmp_path / "data", n)
+    server = Server(tmp_path / "data").start()
+    try:
+        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        pages = board_pages(state)
+        assert len(pages) == (6 if n == 81 else 13)  # 1/27 in 3 pages, 1/81 in 7 (12 a page)
+        for p in pages:
+            url = f"{server.base}/tournament/board?stage={p['stage']}&page={p['page']}"
+            page.goto(url)
+            result = page.evaluate(CHECK)
+            assert result["texts"] > 5, url
+            assert result["bad"] == [], (url, result["bad"][:10])
+            shown = page.locator(".battle").count()
+            assert shown == len(p["battles"]), url
+            if os.environ.get("SVOYAK_SHOTS"):
+                page.screenshot(path=f"{os.environ['SVOYAK_SHOTS']}/bracket-{n}-"
+                                f"{p['stage'].replace('/', '_')}-{p['page']}.png")
+        page.goto(f"{server.base}/tournament/board")  # default: the stage in play
+        assert page.locator(".battle.playing").count() == 1
+        assert page.locator(".battle.next").count() >= 1
+        for url in ("/tournament/call", "/tournament/podium"):
+            page.goto(server.base + url)
+            result = page.evaluate(CHECK)
+            assert result["bad"] == [], (url, result["bad"][:10])
+        page.close()
+    finally:
+        server.stop()
+
+
+def test_results_bracket_and_protocols_print_to_pdf(browser: Any, tmp_path: Path) -> None:
+    seeded(tmp_path / "data", 100)
+    server = Server(tmp_path / "data").start()
+    try:
+        page = browser.new_page()
+        for url in ("/tournament/results", "/tournament/print/bracket",
+                    "/tournament/print/protocol/Q1", "/tournament/print/protocol/F"):
+            page.goto(server.base + url)
+            page.emulate_media(media="print")
+            hidden = page.evaluate("""() => [...document.querySelectorAll('.no-print')]
+                .every(e => getComputedStyle(e).display === 'none')""")
+            assert hidden, url
+            pdf = page.pdf(format="A4", print_background=True)
+            assert pdf.startswith(b"%PDF") and len(pdf) > 2000, url
+            pages = pdf.count(b"/Type /Page") - pdf.count(b"/Type /Pages")
+            if "protocol" in url:
+                assert pages == (1 if url.endswith("Q1") else 2), (url, pages)
+            page.emulate_media(media="screen")
+        page.close()
+    finally:
+        server.stop()

@@ -1,0 +1,113 @@
+"""The director's page and the tournament screens over HTTP (Flask test client, a real
+loop and SQLite file): create, import, draw, start a battle from the bracket, correct,
+and every public page renders."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from webui_kit import make_kit
+
+
+@pytest.fixture
+def kit(tmp_path: Path):  # noqa: ANN201
+    k = make_kit(tmp_path)
+    yield k
+    k.close()
+
+
+def director(kit) -> object:  # noqa: ANN001
+    c = kit.app.test_client()
+    assert c.post("/login", data={"pin": kit.services.settings.pin}).status_code == 302
+    return c
+
+
+def test_pages_need_the_pin_and_public_pages_open_without_a_tournament(kit) -> None:  # noqa: ANN001
+    c = kit.app.test_client()
+    assert c.get("/admin/tournament/").status_code == 302
+    assert c.post("/admin/tournament/create", data={}).status_code == 403
+    for url in ("/tournament/board", "/tournament/call", "/tournament/podium",
+                "/tournament/results"):
+        r = c.get(url)
+        assert r.status_code == 200, url
+
+
+def test_a_director_runs_the_morning_from_the_page(kit) -> None:  # noqa: ANN001
+    c = director(kit)
+    page = c.get("/admin/tournament/")
+    assert page.status_code == 200 and "Создать турнир" in page.get_data(as_text=True)
+    assert c.post("/admin/tournament/create", data={"title": "Кубок клуба",
+                                                    "final_ties": "shared"}).status_code == 302
+    csv = "name,team,city,rating\n" + "".join(f"Игрок {i},Команда {i % 4},Город,\n"
+                                              for i in range(10))
+    r = c.post("/admin/tournament/import", data={"file": (io.BytesIO(csv.encode("cp1251")),
+                                                          "e.csv")},
+               content_type="multipart/form-data")
+    assert r.status_code == 302
+    bad = c.post("/admin/tournament/import",
+                 data={"file": (io.BytesIO(b"name,team\nX,\n"), "e.csv")},
+                 content_type="multipart/form-data")
+    assert bad.status_code == 400 and "строка 2" in bad.get_data(as_text=True)
+    assert c.post("/admin/tournament/entry", data={"name": "Игрок 0", "team": "Б"}
+                  ).status_code == 400  # duplicate
+    assert c.post("/admin/tournament/entry", data={"name": "Запасной", "team": "Б"}
+                  ).status_code == 302
+    assert c.post("/admin/tournament/entry/11", data={"withdraw": "1"}).status_code == 302
+    assert c.post("/admin/tournament/draw", data={"seed": "77"}).status_code == 302
+    d = kit.app.extensions["svoyak_director"]
+    s = d.state
+    assert s.seed == 77 and s.plan.bracket == 9 and len(s.active()) == 10
+    page = c.get("/admin/tournament/").get_data(as_text=True)
+    assert "Бой 1" in page and "Начать бой" in page
+    # start the qualification battle with the demo package: a battle game appears
+    r = c.post("/admin/tournament/start", data={"battle": "Q1", "package": "demo:battle"})
+    assert r.status_code == 302, r.get_data(as_text=True)
+    b = d.state.battle("Q1")
+    assert b.status == "playing" and b.game is not None
+    rules, battle = kit.loop.snapshot(b.game)
+    assert list(battle.players) == [s.player(e).entry.name for e in b.present]
+    assert len(battle.themes) == 4
+    # a second start is refused with a message, nothing changes
+    again = c.post("/admin/tournament/start", data={"battle": "Q1", "package": "demo:battle"})
+    assert again.status_code == 400 and "уже идёт" in again.get_data(as_text=True)
+    assert c.post("/admin/tournament/draw", data={"seed": "1"}).status_code == 400
+    ready = next(x for x in d.state.battles if x.status == "ready")
+    assert c.post("/admin/tournament/walkover",
+                  data={"battle": ready.id, "absent": [str(ready.present[0])]}
+                  ).status_code == 302
+    assert len(d.state.battle(ready.id).present) == 2
+    assert c.post("/admin/tournament/replay", data={"battle": "Q1"}).status_code == 302
+    assert d.state.battle("Q1").status == "ready"
+    for url in ("/tournament/board", "/tournament/board?stage=1/3", "/tournament/call",
+                "/tournament/podium", "/tournament/results", "/tournament/print/bracket",
+                "/tournament/print/protocol/Q1", "/tournament/print/protocol/F"):
+        r = c.get(url)
+        assert r.status_code == 200, url
+        html = r.get_data(as_text=True)
+        # no inline script of ours (base.html's one SVOYAK block is the security area's)
+        inline = re.findall(r"<script(?![^>]*\bsrc=)[^>]*>", html)
+        assert len(inline) <= 1 and html.count("window.SVOYAK") == len(inline), url
+        assert " onclick=" not in html and " onsubmit=" not in html, url
+    assert "Приглашаются на бой" in c.get("/tournament/call").get_data(as_text=True)
+    protocol = c.get("/tournament/print/protocol/F").get_data(as_text=True)
+    assert protocol.count('class="value"') == 60 and ">100<" in protocol
+    assert c.get("/tournament/print/protocol/nope").status_code == 404
+    csv_out = c.get("/tournament/results.csv")
+    assert csv_out.status_code == 200 and "place,place_to" in csv_out.get_data(as_text=True)
+
+
+def test_the_director_comes_back_after_a_restart(tmp_path: Path) -> None:
+    k = make_kit(tmp_path)
+    c = director(k)
+    c.post("/admin/tournament/create", data={"title": "Т"})
+    c.post("/admin/tournament/entry", data={"name": "А", "team": "1"})
+    k.close()
+    k2 = make_kit(tmp_path)
+    try:
+        d = k2.app.extensions["svoyak_director"]
+        assert d is not None and [p.entry.name for p in d.state.players] == ["А"]
+    finally:
+        k2.close()

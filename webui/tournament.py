@@ -1,0 +1,319 @@
+"""Tournament screens: the director's page in admin (entries, draw, battles, corrections,
+results) and the public screens — the bracket on the TV paged by stage, the "next battle"
+call, the podium, the results table and printable protocols and bracket.
+
+Handlers only translate forms into tournament commands (through `Director`, i.e. the game
+loop) and views into templates; the rules live in `appliance.tournament`. Pages are plain
+HTML forms; the TV pages refresh themselves from webui/static/js/tournament-board.js.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import secrets
+from typing import Any
+
+from flask import Blueprint, Flask, Response, abort, current_app, redirect, request, session
+
+from appliance.engine import Refused
+from appliance.packages import jsonform
+from appliance.tournament import stages as st
+from appliance.tournament import views
+from appliance.tournament.battles import themes_needed
+from appliance.tournament.cli import results_csv
+from appliance.tournament.director import Director
+from appliance.tournament.state import PLAYING, READY, Tournament
+from webui import i18n
+from webui.pages import lang, render, services
+
+log = logging.getLogger("svoyak.webui")
+public = Blueprint("tournament", __name__, url_prefix="/tournament")
+admin = Blueprint("tournament_admin", __name__, url_prefix="/admin/tournament")
+
+PAGE_BATTLES = 12  # battles on one TV page: 4 columns × 3 rows at 1920×1080
+AUTOPAGE_S = 12
+
+
+def register(app: Flask) -> None:
+    """Blueprints, and the director of a tournament the loop resumed (so results of
+    battles keep advancing winners after a restart)."""
+    app.register_blueprint(public)
+    app.register_blueprint(admin)
+    loop = app.extensions["svoyak"].loop
+    try:
+        d = Director.running(loop)
+        if d is not None:
+            d.reconcile()
+    except Exception:  # the box must serve even if the tournament cannot be resumed
+        log.exception("the tournament could not be resumed")
+        d = None
+    app.extensions["svoyak_director"] = d
+
+
+def director() -> Director | None:
+    return current_app.extensions.get("svoyak_director")  # type: ignore[no-any-return]
+
+
+def state() -> Tournament | None:
+    d = director()
+    return d.state if d is not None else None
+
+
+def _name(key: str) -> str:
+    ru, en = st.stage_label(key)
+    return ru if lang() == "ru" else en
+
+
+# -- public screens ----------------------------------------------------------------------------
+def _current_stage(s: Tournament) -> str | None:
+    for b in s.battles:
+        if b.status in (PLAYING, READY):
+            return b.drawn.stage
+    return s.plan.stages[-1].key if s.plan else None
+
+
+def board_pages(s: Tournament) -> list[dict[str, Any]]:
+    """The TV's pages: each stage in order, split into pages of `PAGE_BATTLES`."""
+    pages = []
+    for stage in views.stages_json(s):
+        battles = stage["battles"]
+        count = max(1, math.ceil(len(battles) / PAGE_BATTLES))
+        for k in range(count):
+            pages.append({"stage": stage["key"], "page": k + 1, "pages": count,
+                          "battles": battles[k * PAGE_BATTLES:(k + 1) * PAGE_BATTLES]})
+    return pages
+
+
+@public.get("/board")
+def board() -> str:
+    s = state()
+    if s is None or not s.drawn:
+        return render("tournament/empty.html")
+    pages = board_pages(s)
+    stage = request.args.get("stage") or _current_stage(s)
+    try:
+        page = max(1, int(request.args.get("page", "1")))
+    except ValueError:
+        page = 1
+    chosen = next((p for p in pages if p["stage"] == stage and p["page"] == page),
+                  next((p for p in pages if p["stage"] == stage), pages[0]))
+    nxt = set(views.view(s, "board")["next"])
+    urls = [f"/tournament/board?stage={p['stage']}&page={p['page']}" for p in pages
+            if p["stage"] == chosen["stage"]]
+    auto = "stage" not in request.args and len(urls) > 1
+    return render("tournament/board.html", s=s, page=chosen, pages=pages, next_ids=nxt,
+                  stage_name=_name, urls=urls if auto else [], autopage_s=AUTOPAGE_S)
+
+
+@public.get("/call")
+def call() -> str:
+    s = state()
+    b = views.next_battles(s, 1)[0] if s is not None and views.next_battles(s, 1) else None
+    battle = views.battle_json(s, b) if s is not None and b is not None else None
+    playing = [views.battle_json(s, x) for x in s.battles if x.status == PLAYING] if s else []
+    return render("tournament/call.html", s=s, battle=battle, playing=playing,
+                  stage_name=_name)
+
+
+@public.get("/podium")
+def podium() -> str:
+    s = state()
+    rows = views.view(s, "board").get("podium", []) if s is not None else []
+    return render("tournament/podium.html", s=s, rows=rows)
+
+
+@public.get("/results")
+def results() -> str:
+    s = state()
+    if s is None:
+        return render("tournament/empty.html")
+    return render("tournament/results.html", s=s, stages=views.stages_json(s),
+                  standings=views.standings(s), stage_name=_name)
+
+
+@public.get("/results.csv")
+def results_file() -> Response:
+    s = state()
+    if s is None:
+        abort(404)
+    return Response("\ufeff" + results_csv(s), mimetype="text/csv",
+                    headers={"Content-Disposition": "attachment; filename=results.csv"})
+
+
+@public.get("/print/bracket")
+def print_bracket() -> str:
+    s = state()
+    if s is None or not s.drawn:
+        return render("tournament/empty.html")
+    return render("tournament/print_bracket.html", s=s, stages=views.stages_json(s),
+                  stage_name=_name)
+
+
+@public.get("/print/protocol/<battle_id>")
+def protocol(battle_id: str) -> str:
+    s = state()
+    b = s.battle(battle_id) if s is not None else None
+    if s is None or b is None:
+        abort(404)
+    n = themes_needed(b)
+    themes = list(b.themes) + [""] * max(0, n - len(b.themes))
+    red_from = st.THEMES_FINAL - st.RED_THEMES_FINAL if b.id == "F" else len(themes)
+    rows = [{"name": t, "values": [v * (2 if i >= red_from else 1) for v in (10, 20, 30, 40,
+                                                                             50)],
+             "red": i >= red_from} for i, t in enumerate(themes)]
+    return render("tournament/protocol.html", s=s, b=views.battle_json(s, b), themes=rows,
+                  stage_name=_name)
+
+
+# -- the director's page -----------------------------------------------------------------------
+@admin.before_request
+def _require_host() -> Any:
+    if not session.get("host"):
+        if request.method == "GET":
+            return redirect(f"/login?next={request.path}")
+        abort(403)
+    return None
+
+
+def _page(message: str = "", status: int = 200) -> tuple[str, int]:
+    s = state()
+    battles = [views.battle_json(s, b) for b in s.battles] if s is not None else []
+    return render("tournament/director.html", s=s, message=message, battles=battles,
+                  view=views.view(s, "director") if s is not None else None,
+                  packages=services().list_packages(), stage_name=_name,
+                  seed=secrets.randbelow(10**9)), status
+
+
+def _refused(r: Refused) -> tuple[str, int]:
+    return _page(r.message_ru if lang() == "ru" else r.message_en, 400)
+
+
+@admin.get("/")
+def page() -> tuple[str, int]:
+    return _page()
+
+
+def _int(v: Any) -> int | None:
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def _command(cmd: dict[str, Any]) -> Any:
+    d = director()
+    if d is None:
+        return _page(i18n.translate("tournament.none", lang()), 400)
+    try:
+        d.submit(cmd)
+    except Refused as r:
+        return _refused(r)
+    return redirect("/admin/tournament/")
+
+
+@admin.post("/create")
+def create() -> Any:
+    f = request.form
+    setup: dict[str, Any] = {"title": f.get("title", "")[:200],
+                             "final_ties": f.get("final_ties") or "shared"}
+    if f.get("bracket"):
+        setup["bracket"] = _int(f["bracket"])
+    loop = services().loop
+    try:
+        t = loop.new_game("tournament", setup).result(10)
+    except Refused as r:
+        return _refused(r)
+    old = director()
+    if old is not None:
+        old.close()
+    current_app.extensions["svoyak_director"] = Director(loop, t)
+    return redirect("/admin/tournament/")
+
+
+@admin.post("/entry")
+def add_entry() -> Any:
+    f = request.form
+    return _command({"type": "add_entry", "name": f.get("name", ""), "team": f.get("team", ""),
+                     "city": f.get("city", ""), "rating": f.get("rating") or None})
+
+
+@admin.post("/entry/<int:entry>")
+def edit_entry(entry: int) -> Any:
+    f = request.form
+    if f.get("withdraw"):
+        return _command({"type": "withdraw_entry", "entry": entry})
+    return _command({"type": "edit_entry", "entry": entry, "name": f.get("name", ""),
+                     "team": f.get("team", ""), "city": f.get("city", ""),
+                     "rating": f.get("rating") or None})
+
+
+@admin.post("/import")
+def import_entries() -> Any:
+    upload = request.files.get("file")
+    if upload is None:
+        return _page(i18n.translate("tournament.no_file", lang()), 400)
+    from appliance.tournament import entries as en
+    try:
+        text = en.decode(upload.read(en.MAX_CSV_BYTES + 1))
+    except Refused as r:
+        return _refused(r)
+    return _command({"type": "import_entries", "csv": text})
+
+
+@admin.post("/draw")
+def draw() -> Any:
+    f = request.form
+    cmd: dict[str, Any] = {"type": "draw", "seed": _int(f.get("seed"))}
+    if cmd["seed"] is None:
+        cmd["seed"] = secrets.randbits(63)
+    if f.get("bracket"):
+        cmd["bracket"] = _int(f["bracket"])
+    return _command(cmd)
+
+
+@admin.post("/start")
+def start() -> Any:
+    d = director()
+    if d is None:
+        return _page(i18n.translate("tournament.none", lang()), 400)
+    battle_id = request.form.get("battle", "")
+    package_id = request.form.get("package") or "demo:battle"
+    from webui.games import Games
+    try:
+        data = Games(services().loop, services().library).package_json(package_id, "battle")
+        d.start(battle_id, jsonform.from_dict(data))
+    except Refused as r:
+        return _refused(r)
+    except (ValueError, KeyError, TypeError) as e:
+        return _page(str(e), 400)
+    return redirect("/admin/tournament/")
+
+
+@admin.post("/walkover")
+def walkover() -> Any:
+    absent = [e for e in (_int(x) for x in request.form.getlist("absent")) if e is not None]
+    return _command({"type": "walkover", "battle": request.form.get("battle", ""),
+                     "absent": absent})
+
+
+@admin.post("/replay")
+def replay() -> Any:
+    return _command({"type": "replay_battle", "battle": request.form.get("battle", "")})
+
+
+@admin.post("/swap")
+def swap() -> Any:
+    return _command({"type": "swap_players", "a": _int(request.form.get("a")),
+                     "b": _int(request.form.get("b"))})
+
+
+@admin.post("/settings")
+def settings() -> Any:
+    f = request.form
+    cmd: dict[str, Any] = {"type": "configure"}
+    if "title" in f:
+        cmd["title"] = f["title"]
+    if f.get("final_ties"):
+        cmd["final_ties"] = f["final_ties"]
+    return _command(cmd)
