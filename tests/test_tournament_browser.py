@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from webui_kit import CHROMIUM, CHROMIUM_FLAGS, Server
 
-from appliance.engine import Command
-from appliance.session import Session
-from appliance.store import Store, db_path
+from appliance.rules.protocol import Command
+from appliance.runtime.running import RunningGame
+from appliance.runtime.store import Store, db_path
 from appliance.tournament import game, views
 from webui.tournament import board_pages
 
@@ -62,7 +62,7 @@ def seeded(data: Path, n: int) -> Any:
     rng = random.Random(n)
     data.mkdir(parents=True, exist_ok=True)
     with Store(db_path(data)) as store:
-        s = Session.new(store, "tournament", game, {"title": "Кубок Европы"})
+        s = RunningGame.new(store, "tournament", game, {"title": "Кубок Европы"})
         rows = []
         for i in range(n):
             name = f"{rng.choice(FIRST)} {rng.choice(LAST)}"

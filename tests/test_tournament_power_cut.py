@@ -40,7 +40,10 @@ def test_power_cuts_mid_tournament_lose_nothing(tmp_path: Path) -> None:
                                  stdout=subprocess.PIPE, text=True, env=env)
         assert child.stdout is not None
         acked: list[str] = []
+        # even runs: cut at a random moment; odd runs: shortly after a battle started,
+        # so some cuts surely fall inside a battle
         deadline = time.monotonic() + rng.uniform(0.3, 1.5)
+        after_start = k % 2 == 1
         finished = False
         while True:
             line = child.stdout.readline()
@@ -50,7 +53,11 @@ def test_power_cuts_mid_tournament_lose_nothing(tmp_path: Path) -> None:
             if line.strip() == "over":
                 finished = True
                 break
-            if k < KILLS and time.monotonic() > deadline and len(acked) > 1:
+            if k < KILLS and after_start and " started " in line and len(acked) > 2:
+                time.sleep(rng.uniform(0.0, 0.15))
+                os.kill(child.pid, signal.SIGKILL)
+                break
+            if k < KILLS and not after_start and time.monotonic() > deadline and len(acked) > 1:
                 os.kill(child.pid, signal.SIGKILL)
                 break
         child.wait(timeout=60)

@@ -16,8 +16,8 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, abort, current_app, redirect, request, session
 
-from appliance.engine import Refused
 from appliance.packages import jsonform
+from appliance.rules.protocol import Refused
 from appliance.tournament import stages as st
 from appliance.tournament import views
 from appliance.tournament.battles import themes_needed
