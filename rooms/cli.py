@@ -18,6 +18,9 @@ def register(subparsers: Any) -> None:
     d.add_argument("--data", default=None)
     d.add_argument("--broker", required=True, help="HOST:PORT the broker listens on")
     d.add_argument("--passwd", required=True, help="the broker's password file")
+    d.add_argument("--package", default=None,
+                   help="themes for the battles: a package JSON file or a library number "
+                        "(default: the built-in sport demo)")
     d.set_defaults(func=_director)
 
     a = sub.add_parser("add-room", help="credentials for a room box (a join code)")
@@ -73,7 +76,7 @@ def _director(args: argparse.Namespace) -> int:
     from rooms import config
 
     host, port = _hostport(args.broker)
-    obj = config.make_director(_data(args), host, port, Path(args.passwd))
+    obj = config.make_director(_data(args), host, port, Path(args.passwd), args.package)
     return _print({"role": "director", "broker": obj["broker"]})
 
 

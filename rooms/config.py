@@ -91,9 +91,14 @@ def set_password(passwd_file: Path, user: str, password: str) -> None:
                           f"mosquitto_passwd: {r.stderr.strip()}")
 
 
-def make_director(data: Path, host: str, port: int, passwd_file: Path) -> dict[str, Any]:
-    obj = {"role": "director", "broker": {"host": host, "port": port}, "username": "director",
-           "password": secrets.token_urlsafe(18), "passwd_file": str(passwd_file)}
+def make_director(data: Path, host: str, port: int, passwd_file: Path,
+                  package: str | None = None) -> dict[str, Any]:
+    """`package`: where the battles' themes come from (see `rooms.wiring.load_package`)."""
+    obj: dict[str, Any] = {"role": "director", "broker": {"host": host, "port": port},
+                           "username": "director", "password": secrets.token_urlsafe(18),
+                           "passwd_file": str(passwd_file)}
+    if package:
+        obj["package"] = package
     set_password(passwd_file, "director", obj["password"])
     save(data, obj)
     return obj

@@ -26,15 +26,14 @@ from typing import Any
 
 from appliance.rules import registry
 from appliance.rules.protocol import Event, Refused
-from rooms import messages, standin, topics
+from rooms import messages, topics
 from rooms.db import Tables
 from rooms.link import Broker, Link
+from rooms.tournaments import Bracket, StandInBracket
 
 log = logging.getLogger("svoyak.rooms")
 
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS rooms_tournament (
-    seq INTEGER PRIMARY KEY, wall REAL NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rooms_applied (
     box TEXT NOT NULL, game INTEGER NOT NULL, seq INTEGER NOT NULL, room TEXT NOT NULL,
     battle TEXT NOT NULL, type TEXT NOT NULL, t_ns INTEGER NOT NULL, payload TEXT NOT NULL,
@@ -56,12 +55,12 @@ def _dumps(obj: Any) -> str:
 
 class Director:
     def __init__(self, *, broker: Broker | None, store_path: Any,
-                 tournament: Any = standin.StandIn, wall: Callable[[], float] = time.time):
-        self.t = tournament
+                 tournament: Callable[[Tables], Bracket] | None = None,
+                 wall: Callable[[], float] = time.time):
         self.wall = wall
         self.db = Tables(store_path, SCHEMA)
         self._lock = threading.RLock()
-        self.state = self.replay()
+        self.t: Bracket = (tournament or (lambda db: StandInBracket(db, wall)))(self.db)
         self.rules = registry.get("battle")
         self._battles: dict[tuple[str, int], Any] = {}  # (box, game) -> battle engine state
         self.live: dict[str, dict[str, Any]] = {}  # room -> what the screens show
@@ -100,27 +99,19 @@ class Director:
             self._ingester.join(10)
         self.db.close()
 
-    # -- the tournament's log --------------------------------------------------------------
-    def replay(self) -> Any:
-        rows = self.db.query("SELECT payload FROM rooms_tournament ORDER BY seq")
-        return self.t.fold(json.loads(str(p)) for (p,) in rows)
-
-    def _append(self, c: Any, events: Sequence[Mapping[str, Any]]) -> None:
-        for e in events:
-            c.execute("INSERT INTO rooms_tournament (wall, type, payload) VALUES (?,?,?)",
-                      (self.wall(), e["type"], _dumps(e)))
-        state = self.state
-        for e in events:
-            state = self.t.evolve(state, e)
-        self.state = state
+    # -- the tournament ----------------------------------------------------------------
+    def replay(self) -> dict[str, Any]:
+        """The bracket folded again from the director's log alone."""
+        return self.t.replay_view()
 
     def draw(self, entries: Sequence[str], seed: int) -> None:
+        """The stand-in bracket's draw (the tournament engine draws on its own)."""
+        draw = getattr(self.t, "draw", None)
+        if draw is None:
+            raise Refused("Жеребьёвку проводит турнир.", "The tournament makes its own draw.",
+                          "not_standin")
         with self._lock:
-            if self.db.query("SELECT 1 FROM rooms_tournament LIMIT 1"):
-                raise Refused("Жеребьёвка уже проведена.", "The draw was already made.",
-                              "drawn")
-            with self.db.write() as c:
-                self._append(c, standin.decide_draw(entries, seed))
+            draw(entries, seed)
         self.assign_free_rooms()
 
     def add_room(self, room: str) -> None:
@@ -136,31 +127,31 @@ class Director:
 
     # -- assignments -----------------------------------------------------------------------
     def in_play(self, room: str) -> str | None:
-        for b in self.state.order:
-            s = self.state.battles[b]
-            if s.room == room and s.winner is None:
-                return str(b)
-        return None
+        return next((b for b, r in self.t.in_play().items() if r == room), None)
 
     def assign_free_rooms(self) -> None:
+        """Give the next ready battles to the rooms that have none, in playing order."""
         with self._lock:
+            busy = set(self.t.in_play().values())
             for room in self.rooms():
-                if self.in_play(room) is not None:
+                if room in busy:
                     continue
-                ready = self.t.ready(self.state)
+                ready = self.t.ready()
                 if not ready:
                     break
-                with self.db.write() as c:
-                    self._append(c, self.t.decide_assign(self.state, ready[0], room))
+                try:
+                    self.t.assign(ready[0], room)
+                except Refused as r:  # e.g. the package ran out of unplayed themes
+                    self._refused(room, "assignment", r)
+                    break
             self.publish_assignments()
 
     def assignment(self, room: str) -> dict[str, Any]:
         battle = self.in_play(room)
         body: dict[str, Any] = {"v": messages.VERSION, "room": room, "battle": battle}
         if battle is not None:
-            s = self.state.battles[battle]
-            body.update({"stage": s.stage, "players": list(s.players),
-                         "setup": self.t.setup(self.state, battle)})
+            stage, players = self.t.players(battle)
+            body.update({"stage": stage, "players": players, "setup": self.t.setup(battle)})
         return messages.sealed(body)
 
     def publish_assignments(self) -> None:
@@ -268,8 +259,7 @@ class Director:
                     messages.require(msg, "events", box=str, game=int, battle=str,
                                      events=list)
                     box, game, battle = msg["box"], msg["game"], msg["battle"]
-                    slot = self.state.battles.get(battle)
-                    if slot is None or slot.room != room:
+                    if self.t.room_of(battle) != room:
                         raise Refused("Бой не назначен этому залу.",
                                       "This battle is not assigned to this room.",
                                       "not_assigned")
@@ -324,13 +314,15 @@ class Director:
             have = self._acks.get(room, {}).get(box, {}).get(str(game), 0)
             if have < msg["last_seq"]:
                 return False  # its events first; the room sends the result again
-            events = self.t.decide_result(self.state, battle, msg["summary"],
-                                          {"box": box, "game": game, "room": room})
+            if self.t.room_of(battle) != room:
+                raise Refused("Бой не назначен этому залу.",
+                              "This battle is not assigned to this room.", "not_assigned")
+            # The tournament's log first (it ignores a battle already done), then ours.
+            self.t.record(battle, msg["summary"], {"box": box, "game": game, "room": room})
             with self.db.write() as c:
                 c.execute("INSERT INTO rooms_results (box, game, room, battle, sha256, payload, "
                           "received) VALUES (?,?,?,?,?,?,?)",
                           (box, game, room, battle, msg["sha256"], _dumps(msg), self.wall()))
-                self._append(c, events)
             self._results.setdefault(room, {}).setdefault(box, []).append(game)
             live = self.live.setdefault(room, {"room": room})
             live["finished"] = battle
@@ -345,7 +337,7 @@ class Director:
         key = (box, game)
         state = self._battles.get(key)
         if state is None:
-            state = self.rules.initial(self.t.setup(self.state, battle))
+            state = self.rules.initial(self.t.setup(battle))
             for ty, t_ns, payload in self.db.query(
                     "SELECT type, t_ns, payload FROM rooms_applied WHERE box = ? AND game = ? "
                     "ORDER BY seq", (box, game)):
@@ -384,7 +376,7 @@ class Director:
                 live["in_play"] = self.in_play(room)
                 rooms.append(live)
             return {"role": "director", "connected": bool(self.link and self.link.connected),
-                    "rooms": rooms, "bracket": self.t.view(self.state),
+                    "rooms": rooms, "bracket": self.t.view(),
                     "duplicates": self.duplicates, "refusals": list(self.refusals[-10:])}
 
     def import_result(self, obj: Mapping[str, Any]) -> bool:

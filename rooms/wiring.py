@@ -28,8 +28,14 @@ def start_link(data: Path, store: Any, loop: Any) -> Any:
     broker = config.broker_of(obj)
     if obj["role"] == "director":
         from rooms.director import Director
+        from rooms.tournaments import EngineBracket, running_tournament
 
-        director = Director(broker=broker, store_path=store.path)
+        bracket = None
+        tournament = running_tournament(loop)
+        if tournament is not None:  # the tournament engine's game; else the stand-in
+            package = load_package(data, obj.get("package"))
+            bracket = lambda db: EngineBracket(db, loop, tournament, package)  # noqa: E731
+        director = Director(broker=broker, store_path=store.path, tournament=bracket)
         for room in obj.get("rooms", []):
             director.add_room(room)
         return director.start()
@@ -37,6 +43,23 @@ def start_link(data: Path, store: Any, loop: Any) -> Any:
 
     return RoomBox(room=obj["room"], box=obj["box"], broker=broker, store=store,
                    loop=loop).start()
+
+
+def load_package(data: Path, ref: Any) -> Any:
+    """The package the director's battles take their themes from: a JSON file in the
+    project's form (a path), a package of the box's library (its number), or the built-in
+    sport demo."""
+    from appliance.packages import jsonform
+
+    if isinstance(ref, str) and ref.endswith(".json"):
+        import json
+
+        return jsonform.from_dict(json.loads(Path(ref).read_text("utf-8")))
+    if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit()):
+        from appliance.packages.library import Library
+
+        return Library(data).get(int(ref))
+    return jsonform.demo("demo-sport")
 
 
 class Rooms:

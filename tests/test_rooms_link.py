@@ -112,8 +112,8 @@ def test_battles_flow_through_the_broker_exactly_once(broker: Any, tmp_path: Pat
             assert r.box.start_battle() == game  # starting twice: the same game
             play(r.loop, game, winner_seat=len(played) % 3)
             played.append(a["battle"])
-            wait(lambda b=a["battle"]: director.state.battles[b].winner, what="the result")
-        final = director.state.battles[director.state.order[-1]]
+            wait(lambda b=a["battle"]: director.t.state.battles[b].winner, what="the result")
+        final = director.t.state.battles[director.t.state.order[-1]]
         assert final.winner is not None
         # Every battle's events exactly once, equal to the room's own log.
         for r in rooms:
@@ -137,8 +137,8 @@ def test_battles_flow_through_the_broker_exactly_once(broker: Any, tmp_path: Pat
         assert director.status()["bracket"] == before
         assert len(director.db.query("SELECT * FROM rooms_results")) == 4
         # The director's log replays to the same bracket.
-        assert director.replay() == director.state
-        assert director.t.view(director.replay())["podium"] == before["podium"]
+        assert director.replay() == director.t.view()
+        assert director.replay()["podium"] == before["podium"]
         assert len(before["podium"]) == 3
     finally:
         for r in rooms:
@@ -164,11 +164,11 @@ def test_room_catches_up_after_the_link_was_down(broker: Any, tmp_path: Path) ->
         assert room.box.status()["unacknowledged"] > 0
         broker.start()
         battle = room.box.assignment()["battle"]
-        wait(lambda: director.state.battles[battle].winner is not None, timeout_s=30,
+        wait(lambda: director.t.state.battles[battle].winner is not None, timeout_s=30,
              what="the catch-up")
         got = director.db.query("SELECT seq FROM rooms_applied WHERE box = 'boxC' ORDER BY seq")
         assert [s for (s,) in got] == [e.seq for e in room.store.log(game)]
-        assert director.state.battles[battle].winner == director.state.battles[
+        assert director.t.state.battles[battle].winner == director.t.state.battles[
             battle].players[1]
     finally:
         room.close()
@@ -197,7 +197,7 @@ def test_result_carried_by_file(broker: Any, tmp_path: Path) -> None:
         assert offline.import_result(carried) is True
         assert offline.import_result(carried) is False  # once only
         battle = carried["battle"]
-        assert offline.state.battles[battle].winner == offline.state.battles[battle].players[2]
+        assert offline.t.state.battles[battle].winner == offline.t.state.battles[battle].players[2]
         assert [s for (s,) in offline.db.query(
             "SELECT seq FROM rooms_applied ORDER BY seq")] == [
             e.seq for e in room.store.log(game)]
