@@ -3,34 +3,21 @@ enough of a tournament for the rooms link to carry — entries drawn by seed int
 that is a power of 3 (no qualification, no teams), battle *i* of a stage feeding battle
 ⌊i/3⌋ of the next, winners taken from each battle's summary.
 
-Pure and event-sourced like the real one will be: `fold(events)` gives the bracket, and
-`decide_*` return the events to append (or raise `Refused`). The interface the link uses
-is `TournamentPort` below; docs/rooms.md names it, so the real tournament can take its
-place by offering the same few functions."""
+Pure and event-sourced like the real one: `fold(events)` gives the bracket, and
+`decide_*` return the events to append (or raise `Refused`). The link reaches it through
+`rooms.tournaments.StandInBracket`; with a tournament game running on the director box it
+uses the tournament engine instead (`EngineBracket`)."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
 from appliance.rules.protocol import Refused
 
 STAGE_NAMES = {1: "final", 3: "1/3", 9: "1/9", 27: "1/27", 81: "1/81", 243: "1/243"}
-
-
-class TournamentPort(Protocol):
-    """What the rooms link asks of a tournament: pure functions over its folded state."""
-
-    def fold(self, events: Iterable[Mapping[str, Any]]) -> Any: ...
-    def evolve(self, state: Any, event: Mapping[str, Any]) -> Any: ...
-    def ready(self, state: Any) -> list[str]: ...
-    def setup(self, state: Any, battle: str) -> dict[str, Any]: ...
-    def decide_assign(self, state: Any, battle: str, room: str) -> list[dict[str, Any]]: ...
-    def decide_result(self, state: Any, battle: str, summary: Mapping[str, Any],
-                      source: Mapping[str, Any]) -> list[dict[str, Any]]: ...
-    def view(self, state: Any) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,15 +150,3 @@ def view(state: Bracket) -> dict[str, Any]:
         {"id": s.id, "stage": s.stage, "players": list(s.players), "feeds": s.feeds,
          "room": s.room, "winner": s.winner, "scores": list(s.scores)}
         for s in (state.battles[b] for b in state.order)]}
-
-
-class StandIn:
-    """`TournamentPort` over the functions above."""
-
-    fold = staticmethod(fold)
-    evolve = staticmethod(evolve)
-    ready = staticmethod(ready)
-    setup = staticmethod(setup)
-    decide_assign = staticmethod(decide_assign)
-    decide_result = staticmethod(decide_result)
-    view = staticmethod(view)

@@ -206,13 +206,24 @@ class EngineBracket:
             "SELECT battle, room FROM rooms_assignments")}
 
     def replay_view(self) -> dict[str, Any]:
-        """The tournament folded again from the director's log alone."""
-        from appliance.rules.protocol import fold
-        from appliance.tournament import game
+        return replay_engine(self.loop.store, self.db, self.tournament)
 
-        record = self.loop.store.game(self.tournament)
-        state = fold(game, game.initial(record.setup), self.loop.store.events(self.tournament))
-        return engine_view(state, self.in_play_rooms())
+
+def replay_engine(store: Any, db: Tables, tournament: int | None = None) -> dict[str, Any]:
+    """The tournament folded again from the director's log alone (its newest tournament
+    game when `tournament` is None), in the link's shape."""
+    from appliance.rules.protocol import fold
+    from appliance.tournament import game
+
+    if tournament is None:
+        ids = [g.id for g in store.games() if g.rules == game.NAME]
+        if not ids:
+            raise KeyError("no tournament in the log")
+        tournament = ids[-1]
+    record = store.game(tournament)
+    state = fold(game, game.initial(record.setup), store.events(tournament))
+    rooms = {str(b): str(r) for b, r in db.query("SELECT battle, room FROM rooms_assignments")}
+    return engine_view(state, rooms)
 
 
 def engine_view(state: Any, rooms: Mapping[str, str]) -> dict[str, Any]:
