@@ -141,10 +141,15 @@ def _library(data: Path) -> Any:
     try:
         from appliance.packages.library import Library
 
-        return Library(data)
+        library = Library(data)
     except Exception:
         logging.getLogger("svoyak").exception("package library unavailable")
         return None
+    try:
+        library.sweep()  # what an import killed by a power cut left: staging, orphan media
+    except Exception:
+        logging.getLogger("svoyak").exception("could not clean the package library")
+    return library
 
 
 def _export(store: Any, game: int) -> dict[str, Any]:

@@ -1,9 +1,11 @@
 """Safe reading of zip archives (SIQ packages and our own exports).
 
 A package file comes from anyone with a USB stick, so the archive is checked before a
-single byte is unpacked: entry names (no `..`, no absolute paths, no symlinks), entry
-count, total unpacked size and compression ratio (zip bombs). The declared sizes are then
-enforced again while streaming, because a crafted archive may lie about them.
+single byte is unpacked: entry names (no `..`, no absolute paths, no symlinks, no name
+twice), no encrypted entry, entry count, total unpacked size and compression ratio — per
+entry and for the whole archive, so a bomb split into many small entries is refused too.
+The declared sizes are then enforced again while streaming, because a crafted archive may
+lie about them.
 """
 
 from __future__ import annotations
@@ -34,6 +36,10 @@ class Limits:
     max_entries: int = 10_000
     max_ratio: float = 200.0  # unpacked / compressed, per entry
     ratio_floor_bytes: int = 1 << 20  # entries smaller than this skip the ratio test
+    # The whole archive: everything unpacked / the archive file's size. Real packages are
+    # mostly media that is compressed already (about 1); XML reaches 10-20.
+    max_archive_ratio: float = 50.0
+    archive_ratio_floor_bytes: int = 32 << 20  # archives unpacking to less skip the test
     max_xml_bytes: int = 64 << 20  # content.xml / package.json / a text package
 
     @classmethod
@@ -66,6 +72,16 @@ def _bad_name(name: str) -> str | None:
     return None
 
 
+def _starts_like_zip(path: Path) -> bool:
+    """A file that begins as a zip (a local file header) but has no central directory at
+    its end is a cut-short copy, not some other kind of file."""
+    try:
+        with path.open("rb") as f:
+            return f.read(4) == b"PK\x03\x04"
+    except OSError:
+        return False
+
+
 def _is_symlink(info: zipfile.ZipInfo) -> bool:
     mode = info.external_attr >> 16
     return info.create_system == 3 and stat.S_ISLNK(mode)
@@ -96,6 +112,9 @@ class SafeZip:
         try:
             self._zip = zipfile.ZipFile(self.path)
         except zipfile.BadZipFile as e:
+            if _starts_like_zip(self.path):
+                raise PackageError(f"{self.path.name}: the archive is cut short (an "
+                                   "incomplete copy or download?): copy it again") from e
             raise PackageError(f"{self.path.name}: not a zip archive ({e})") from e
         except OSError as e:
             raise PackageError(f"{self.path.name}: cannot read the file ({e.strerror})") from e
@@ -115,6 +134,7 @@ class SafeZip:
             )
         total = 0
         self._infos: dict[str, zipfile.ZipInfo] = {}
+        seen: set[str] = set()
         for info in infos:
             where = f"{self.path.name}: entry {info.filename!r}"
             reason = _bad_name(info.filename)
@@ -122,6 +142,15 @@ class SafeZip:
                 raise PackageError(f"{where} {reason}")
             if _is_symlink(info):
                 raise PackageError(f"{where} is a symbolic link")
+            unified = info.filename.replace("\\", "/")
+            if unified in seen:
+                # Tools disagree on which copy counts (we would play the last, others show
+                # the first): a package must say one thing.
+                raise PackageError(f"{where} appears twice in the archive")
+            seen.add(unified)
+            if info.flag_bits & 0x1:
+                raise PackageError(f"{where} is encrypted (password-protected); save the "
+                                   "package without a password")
             if info.file_size > lim.ratio_floor_bytes and (
                 info.compress_size == 0 or info.file_size / info.compress_size > lim.max_ratio
             ):
@@ -138,6 +167,12 @@ class SafeZip:
                 )
             if not info.is_dir():
                 self._infos[info.filename] = info
+        archive_size = max(self.path.stat().st_size, 1)
+        if total > lim.archive_ratio_floor_bytes and total / archive_size > lim.max_archive_ratio:
+            raise PackageError(
+                f"{self.path.name}: unpacks to {total >> 20} MB, {total / archive_size:.0f} "
+                f"times its size (limit {lim.max_archive_ratio:g}): a zip bomb?"
+            )
 
     def __enter__(self) -> SafeZip:
         return self
@@ -188,8 +223,8 @@ class SafeZip:
             raise PackageError(f"{where} is damaged ({e})") from e
         except NotImplementedError as e:  # unsupported compression method
             raise PackageError(f"{where}: {e}") from e
-        except RuntimeError as e:  # encrypted entry
-            raise PackageError(f"{where}: {e}") from e
+        except RuntimeError as e:  # encrypted entry (checked on open; kept for safety)
+            raise PackageError(f"{where} is encrypted (password-protected)") from e
 
     def read(self, name: str, max_bytes: int | None = None) -> bytes:
         """A whole (small) entry in memory, e.g. content.xml; bounded by `max_xml_bytes`."""

@@ -28,7 +28,7 @@ from typing import Any
 
 import sqlite_utils
 
-from appliance.packages import exchange, formats, jsonform
+from appliance.packages import bounds, exchange, formats, jsonform
 from appliance.packages.archive import Limits, PackageError
 from appliance.packages.loaded import Loaded
 from appliance.packages.media import MediaStore, is_hash
@@ -143,6 +143,7 @@ class Library:
             return self.import_loaded(loaded)
 
     def import_loaded(self, loaded: Loaded) -> int:
+        bounds.check(loaded.package, loaded.source.name)
         package = copy.deepcopy(loaded.package)
         hashes: dict[str, str] = {}
         staged = self.media.stage() if loaded.media else None
