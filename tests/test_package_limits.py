@@ -120,7 +120,7 @@ def test_the_box_cleans_a_killed_import_at_start(tmp_path: Path) -> None:
     """Staging folders and media published before a commit that never came."""
     import hashlib
 
-    from webui.cli import build
+    from svoyak.serve import build
 
     lib = Library(tmp_path)
     lib.import_file(FIXTURES / "v4-media.siq")

@@ -50,7 +50,7 @@ def render(template: str, **ctx: Any) -> str:
     problems = [*services().extras.get("problems", ()), *services().settings.problems] \
         if is_host() else []
     return render_template(
-        template, lang=code, t=lambda k, **f: i18n.translate(k, code, **f), page=page,
+        template, lang=code, t=lambda k, **f: i18n.translate(k, code, **f), page_data=page,
         problems=problems, simulate=services().simulate, settings=settings, **ctx)
 
 

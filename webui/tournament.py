@@ -14,7 +14,7 @@ import math
 import secrets
 from typing import Any
 
-from flask import Blueprint, Flask, Response, abort, current_app, redirect, request, session
+from flask import Blueprint, Flask, Response, abort, current_app, redirect, request
 
 from appliance.packages import jsonform
 from appliance.rules.protocol import Refused
@@ -25,7 +25,7 @@ from appliance.tournament.cli import results_csv
 from appliance.tournament.director import Director
 from appliance.tournament.state import PLAYING, READY, Tournament
 from webui import i18n
-from webui.pages import lang, render, services
+from webui.pages import is_host, lang, render, services
 
 log = logging.getLogger("svoyak.webui")
 public = Blueprint("tournament", __name__, url_prefix="/tournament")
@@ -169,7 +169,7 @@ def protocol(battle_id: str) -> str:
 # -- the director's page -----------------------------------------------------------------------
 @admin.before_request
 def _require_host() -> Any:
-    if not session.get("host"):
+    if not is_host():
         if request.method == "GET":
             return redirect(f"/login?next={request.path}")
         abort(403)
