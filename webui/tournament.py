@@ -102,7 +102,7 @@ def board() -> str:
     urls = [f"/tournament/board?stage={p['stage']}&page={p['page']}" for p in pages
             if p["stage"] == chosen["stage"]]
     auto = "stage" not in request.args and len(urls) > 1
-    return render("tournament/board.html", s=s, page=chosen, pages=pages, next_ids=nxt,
+    return render("tournament/board.html", s=s, sheet=chosen, pages=pages, next_ids=nxt,
                   stage_name=_name, urls=urls if auto else [], autopage_s=AUTOPAGE_S)
 
 
