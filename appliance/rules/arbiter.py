@@ -21,8 +21,10 @@ show the whole race: who was first and by how many milliseconds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
+
+from appliance.rules.records import replace
 
 MS = 1_000_000
 

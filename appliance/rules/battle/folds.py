@@ -4,7 +4,6 @@ in `Battle.history` (`_remember`); ``undone`` restores it."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from appliance.rules import arbiter
@@ -21,22 +20,24 @@ from appliance.rules.battle.state import (
     Played,
 )
 from appliance.rules.protocol import Event
+from appliance.rules.records import replace
+from appliance.rules.seq import EMPTY
 
 
 def _with_current(state: Battle, **changes: Any) -> Battle:
-    return replace(state, played=state.played[:-1] + (replace(state.played[-1], **changes),))
+    return replace(state, played=state.played.set_last(replace(state.played[-1], **changes)))
 
 
 def _remember(state: Battle) -> Battle:
     """Keep the state before an undoable decision."""
-    return replace(state, history=state.history + (replace(state, history=()),))
+    return replace(state, history=state.history.append(replace(state, history=EMPTY)))
 
 def _ev_announced(state: Battle, e: Event) -> Battle:
     race = arbiter.new_race(state.seats, state.settings.arbiter, frozenset(e.data["players"]),
                             rotation=len(state.played) % state.seats)
     played = Played(theme=e.data["theme"], number=e.data["number"], value=e.data["value"],
                     race=arbiter.lamp_on(race, e.t_ns), announced_ns=e.t_ns, lamps=(e.t_ns,))
-    return replace(state, played=state.played + (played,), phase=OPEN)
+    return replace(state, played=state.played.append(played), phase=OPEN)
 
 
 def _ev_reading_done(state: Battle, e: Event) -> Battle:
@@ -70,7 +71,7 @@ def _ev_judged(state: Battle, e: Event) -> Battle:
     state = _remember(state)
     j = Judgement(len(state.played) - 1, e.data["player"], e.data["verdict"], e.data["value"],
                   e.t_ns)
-    return replace(state, judgements=state.judgements + (j,))
+    return replace(state, judgements=state.judgements.append(j))
 
 
 def _ev_queue_next(state: Battle, e: Event) -> Battle:
@@ -115,7 +116,7 @@ def _ev_battle_finished(state: Battle, e: Event) -> Battle:
 
 
 def _ev_undone(state: Battle, e: Event) -> Battle:
-    restored = replace(state.history[-1], history=state.history[:-1])
+    restored = replace(state.history[-1], history=state.history.without_last())
     q = restored.current
     if (restored.phase == OPEN and q is not None and q.window_from_ns is not None
             and q.window_from_ns + restored.settings.window_ns <= e.t_ns):
@@ -127,14 +128,14 @@ def _ev_undone(state: Battle, e: Event) -> Battle:
 def _ev_rejudged(state: Battle, e: Event) -> Battle:
     state = _remember(state)
     ref = e.data["ref"]
-    js = list(state.judgements)
-    js[ref] = replace(js[ref], verdict=e.data["verdict"])
-    return replace(state, judgements=tuple(js))
+    j = replace(state.judgements[ref], verdict=e.data["verdict"])
+    return replace(state, judgements=state.judgements.set(ref, j))
 
 
 def _ev_score_set(state: Battle, e: Event) -> Battle:
     state = _remember(state)
-    return replace(state, corrections=state.corrections + ((e.data["player"], e.data["delta"]),))
+    return replace(state, corrections=state.corrections.append(
+        (e.data["player"], e.data["delta"])))
 
 
 EVOLVERS = {

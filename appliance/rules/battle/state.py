@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from appliance.rules import arbiter
+from appliance.rules.seq import EMPTY, Seq
 
 NAME = "battle"
 
@@ -131,11 +132,13 @@ class Battle:
     phase: str = READY
     contenders: tuple[int, ...] = ()  # seats playing the current theme
     tiebreaks: tuple[tuple[int, ...], ...] = ()  # who played each extra theme
-    played: tuple[Played, ...] = ()
-    judgements: tuple[Judgement, ...] = ()
-    corrections: tuple[tuple[int, int], ...] = ()  # (player, points added by the host)
+    # The collections that grow with the game are `Seq`s: an event appends or changes the
+    # last item in constant time, so folding a long game costs the same per event.
+    played: Seq[Played] = EMPTY
+    judgements: Seq[Judgement] = EMPTY
+    corrections: Seq[tuple[int, int]] = EMPTY  # (player, points added by the host)
     winner: int | None = None
-    history: tuple[Battle, ...] = ()  # states before each undoable decision (history=())
+    history: Seq[Battle] = EMPTY  # states before each undoable decision (history empty)
 
     @property
     def seats(self) -> int:

@@ -1,0 +1,55 @@
+"""`records.replace` gives what `dataclasses.replace` gives, for the engines' own records."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import pytest
+
+from appliance.rules import arbiter
+from appliance.rules.battle.state import Battle, Played
+from appliance.rules.records import replace
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    x: int
+    y: int = 0
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Checked:
+    v: int
+    doubled: int = field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "doubled", 2 * self.v)
+
+
+def test_same_as_dataclasses_replace():
+    p = Point(1, 2, ("a",))
+    for changes in ({}, {"x": 5}, {"y": 7, "tags": ()}, {"x": 0, "y": 0, "tags": ("b",)}):
+        assert replace(p, **changes) == dataclasses.replace(p, **changes)
+    assert replace(p, x=9) is not p and p == Point(1, 2, ("a",))  # the original unchanged
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        replace(p, x=1).x = 2  # type: ignore[misc]
+
+
+def test_unknown_fields_are_refused():
+    with pytest.raises(TypeError, match="nope"):
+        replace(Point(1), nope=1)
+
+
+def test_post_init_records_go_through_dataclasses_replace():
+    assert replace(Checked(2), v=5).doubled == 10
+
+
+def test_the_engine_records():
+    race = arbiter.new_race(3, arbiter.Settings(5_000_000, 30_000_000, None), frozenset({0, 1}))
+    q = Played(theme=0, number=1, value=20, race=race, announced_ns=5)
+    b = Battle(players=("А", "Б"), themes=())
+    assert replace(q, closed="right") == dataclasses.replace(q, closed="right")
+    assert replace(race, lamp_ns=3) == dataclasses.replace(race, lamp_ns=3)
+    assert replace(b, phase="open", winner=1) == dataclasses.replace(b, phase="open", winner=1)
