@@ -29,6 +29,9 @@ def _player_choices(state: Battle, seats: Any) -> list[dict[str, Any]]:
     return [_choice(p, state.players[p], state.players[p]) for p in sorted(seats)]
 
 
+REJUDGE_CHOICES = 20
+
+
 def _verdict_choices() -> list[dict[str, Any]]:
     return [_choice(RIGHT, "Верно", "Right"), _choice(WRONG, "Неверно", "Wrong")]
 
@@ -77,7 +80,11 @@ def legal_actions(state: Battle) -> list[Action]:
         acts.append(Action("undo", "Отменить последнее решение", "Undo the last decision",
                            key="u", confirm=True))
     if state.judgements:
-        refs = [_choice(i, *judgement_label(state, i)) for i in range(len(state.judgements))]
+        # The latest judgements only: the list must not grow with the game (an older one
+        # is still accepted by `decide`; the host finds it through the view's history).
+        first = max(0, len(state.judgements) - REJUDGE_CHOICES)
+        refs = [_choice(i, *judgement_label(state, i))
+                for i in range(first, len(state.judgements))]
         acts.append(Action("rejudge", "Изменить решение", "Change a judgement", confirm=True,
                            args={"ref": refs, "verdict": _verdict_choices()}))
     acts.append(Action("set_score", "Исправить счёт", "Correct a score", confirm=True,
