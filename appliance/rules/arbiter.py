@@ -256,6 +256,39 @@ def settle(race: Race, now_ns: int) -> Race:
     return replace(race, presses=presses, winner=first.player, winner_ns=first.t_ns)
 
 
+def earlier_late(race: Race) -> PressRecord | None:
+    """The earliest press that reached the box after the winner was committed yet carries an
+    earlier tick than the winner's: its edge came to the loop later than the settle window
+    (a loaded machine, a late callback), so the box decided without it. Only against a
+    winner of the settle window itself (not the queue's), and only presses answering the
+    same lighting of the lamp. None if there is no such press."""
+    if race.winner is None or race.winner_ns is None:
+        return None
+    won = any(p.status == Status.WINNER and p.player == race.winner
+              and p.t_ns == race.winner_ns for p in race.presses)
+    if not won:
+        return None
+    lamp = race.lamp_for(race.winner_ns)
+    late = [p for p in race.presses
+            if p.status == Status.LATE and p.t_ns < race.winner_ns
+            and p.player != race.winner and p.player not in race.answered
+            and race.lamp_for(p.t_ns) == lamp]
+    return min(late, key=race.order_key, default=None)
+
+
+def hand_over(race: Race, player: int) -> Race:
+    """The right to answer goes to `player`, whose press (`earlier_late`) carries the
+    earlier tick; the committed winner becomes the one beaten."""
+    first = earlier_late(race)
+    if first is None or first.player != player:
+        raise ValueError(f"player {player} has no earlier press that arrived late")
+    presses = tuple(
+        replace(p, status=Status.WINNER) if p is first
+        else replace(p, status=Status.BEATEN) if p.status == Status.WINNER else p
+        for p in race.presses)
+    return replace(race, presses=presses, winner=player, winner_ns=first.t_ns)
+
+
 def open_queue(race: Race, t_ns: int) -> Race:
     """The host reset the first signal: from `t_ns` the others fix their order by pressing.
     Candidates beaten before the reset do not queue by themselves (the rule says the order is

@@ -16,6 +16,7 @@ from appliance.rules.battle.state import (
     TIE,
     WRONG,
     Battle,
+    late_press,
     others_may_queue,
 )
 from appliance.rules.protocol import Action
@@ -76,6 +77,11 @@ def legal_actions(state: Battle) -> list[Action]:
                            args={"name": {"type": "text"},
                                  "red": [_choice(False, "Синяя", "Blue"),
                                          _choice(True, "Красная", "Red")]}))
+    late = late_press(state)
+    if late is not None:
+        acts.append(Action("hand_over", f"{late['ru']} — передать ответ",
+                           f"{late['en']} — hand the answer over", key="h",
+                           args={"player": _player_choices(state, [late["player"]])}))
     if state.history:
         acts.append(Action("undo", "Отменить последнее решение", "Undo the last decision",
                            key="u", confirm=True))

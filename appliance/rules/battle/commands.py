@@ -23,6 +23,7 @@ from appliance.rules.battle.state import (
     VERDICTS,
     Battle,
     Played,
+    late_press,
     others_may_queue,
 )
 from appliance.rules.protocol import Command, Event, Refused
@@ -194,6 +195,21 @@ def _undo(state: Battle, cmd: Command) -> list[Event]:
     return [Event("undone", cmd.t_ns, {"phase": state.history[-1].phase})]
 
 
+def _hand_over(state: Battle, cmd: Command) -> list[Event]:
+    """The answer goes to the player whose earlier press reached the box after the settle
+    window (see `state.late_press`); undoable."""
+    late = late_press(state)
+    player = _seat(state, cmd.args.get("player"))
+    if late is None or late["player"] != player:
+        raise refuse(f"У игрока {state.players[player]} нет более раннего нажатия.",
+                     f"{state.players[player]} has no earlier press.", "no_earlier_press")
+    q = state.current
+    assert q is not None
+    return [Event("handed_over", cmd.t_ns, {
+        "player": player, "from": late["winner"], "winner_ns": q.race.winner_ns,
+        "earlier_by_ns": round(late["earlier_by_ms"] * arbiter.MS)})]
+
+
 def _rejudge(state: Battle, cmd: Command) -> list[Event]:
     ref = cmd.args.get("ref")
     if isinstance(ref, bool) or not isinstance(ref, int) or not 0 <= ref < len(state.judgements):
@@ -224,4 +240,5 @@ HANDLERS = {
     "undo": _undo,
     "rejudge": _rejudge,
     "set_score": _set_score,
+    "hand_over": _hand_over,
 }

@@ -125,6 +125,11 @@ def _ev_undone(state: Battle, e: Event) -> Battle:
     return restored
 
 
+def _ev_handed_over(state: Battle, e: Event) -> Battle:
+    state = _remember(state)
+    return _with_current(state, race=arbiter.hand_over(state.played[-1].race, e.data["player"]))
+
+
 def _ev_rejudged(state: Battle, e: Event) -> Battle:
     state = _remember(state)
     ref = e.data["ref"]
@@ -156,4 +161,5 @@ EVOLVERS = {
     "undone": _ev_undone,
     "rejudged": _ev_rejudged,
     "score_set": _ev_score_set,
+    "handed_over": _ev_handed_over,
 }

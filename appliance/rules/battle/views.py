@@ -15,6 +15,7 @@ from appliance.rules.battle.state import (
     QUESTIONS_PER_THEME,
     TIE,
     Battle,
+    late_press,
     others_may_queue,
     ranking,
 )
@@ -102,6 +103,7 @@ def view(state: Battle, role: str) -> dict[str, Any]:
         out.update({
             "question": spec.to_json(),  # the host reads it, answer included
             "race": race,
+            "late_press": late_press(state),
             "judgements": [{"ref": i, "label_ru": judgement_label(state, i)[0],
                             "player": j.player, "verdict": j.verdict, "points": j.points}
                            for i, j in enumerate(state.judgements)],
@@ -112,7 +114,8 @@ def view(state: Battle, role: str) -> dict[str, Any]:
         })
         return out
     if role == "board":
-        out.update({"race": race, "revealed": _revealed(state)})
+        out.update({"race": race, "revealed": _revealed(state),
+                    "late_press": late_press(state)})
         return out
     if role.startswith("player:"):
         try:
