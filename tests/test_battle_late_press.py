@@ -5,7 +5,7 @@ hand the answer over (an event, undoable), and the board's race view shows it.""
 from __future__ import annotations
 
 import pytest
-from test_sport_battle import MS, S, Game, new
+from test_sport_battle import MS, Game, S, new
 
 from appliance.rules.battle import game as b
 from appliance.rules.battle.state import ms_text
