@@ -70,6 +70,11 @@ def test_a_director_runs_the_morning_from_the_page(kit) -> None:  # noqa: ANN001
     rules, battle = kit.loop.snapshot(b.game)
     assert list(battle.players) == [s.player(e).entry.name for e in b.present]
     assert len(battle.themes) == 4
+    # the host screen's caption names the stage and the battle
+    cap = c.get("/tournament/api/caption").get_json()
+    assert cap["battle"] == "Q1" and cap["text"] == "Квалификация · Бой 1"
+    host_page = c.get("/host").get_data(as_text=True)
+    assert 'id="tourney-caption"' in host_page and "tournament-caption.js" in host_page
     # a second start is refused with a message, nothing changes
     again = c.post("/admin/tournament/start", data={"battle": "Q1", "package": "demo:battle"})
     assert again.status_code == 400 and "уже идёт" in again.get_data(as_text=True)
