@@ -13,11 +13,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from appliance.rules.protocol import Action, Command, Event, Refused
-from appliance.tournament import stages as st
 from appliance.tournament.commands import HANDLERS, configure, no
 from appliance.tournament.folds import EVOLVERS
-from appliance.tournament.state import PLAYING, READY, Settings, Tournament
-from appliance.tournament.views import next_battles, summary, view
+from appliance.tournament.state import Settings, Tournament
+from appliance.tournament.views import summary, view
 
 NAME = "tournament"
 
@@ -58,24 +57,10 @@ def next_deadline(state: Tournament) -> int | None:
 
 
 def legal_actions(state: Tournament) -> list[Action]:
-    acts = [Action("add_entry", "Добавить участника", "Add an entry"),
-            Action("import_entries", "Загрузить заявки (CSV)", "Import entries (CSV)")]
-    if not state.any_started() and len(state.active()) >= st.MIN_ENTRIES:
-        acts.append(Action("draw", "Жеребьёвка", "Draw", confirm=state.drawn))
-    for b in next_battles(state):
-        acts.append(Action("start_battle", f"Начать бой {b.drawn.number}",
-                           f"Start battle {b.drawn.number}", args={"battle": b.id}))
-    for b in state.battles:
-        if b.status == PLAYING:
-            acts.append(Action("replay_battle", f"Переиграть бой {b.drawn.number}",
-                               f"Replay battle {b.drawn.number}", args={"battle": b.id},
-                               confirm=True))
-        if b.status == READY:
-            acts.append(Action("walkover", f"Неявка в бою {b.drawn.number}",
-                               f"No-show in battle {b.drawn.number}",
-                               args={"battle": b.id, "players": list(b.present)},
-                               confirm=True))
-    return acts
+    """None on the host page: tournament commands need forms (entries, files, packages), so
+    the director drives them from the admin page (`webui/tournament.py`), and a button that
+    sends an incomplete command would only be refused."""
+    return []
 
 
 def settings_of(state: Tournament) -> Settings:

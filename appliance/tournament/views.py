@@ -186,7 +186,8 @@ def standings(state: Tournament) -> list[dict[str, Any]]:
 
 
 def view(state: Tournament, role: str) -> dict[str, Any]:
-    """``board`` and ``call`` (the TV), ``podium``, ``host``/``director`` (admin). The
+    """``board``, ``host`` (the bracket: what the game screens get while the tournament is
+    the loop's current game), ``director`` (admin: with entries and standings). The
     ``hardware`` view has the fixed shape the button adapter expects: a tournament lights
     no lamp."""
     if role == "hardware":
@@ -203,7 +204,7 @@ def view(state: Tournament, role: str) -> dict[str, Any]:
     if state.finished:
         base["podium"] = [{**r, **(player_json(state, r["entry"]) or {})}
                           for r in places(state) if r["place"] <= 3]
-    if role in ("host", "director"):
+    if role == "director":
         base["entries"] = [{**(player_json(state, p.id) or {}), "withdrawn": p.withdrawn}
                            for p in state.players]
         base["settings"] = state.settings.to_json()
