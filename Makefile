@@ -13,6 +13,7 @@ test: $(STAMP) vendor
 	scripts/webui-deps.sh --browser
 	scripts/test-deps.sh
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest
 
 $(STAMP): pyproject.toml scripts/bootstrap.sh

@@ -55,7 +55,7 @@ reset_command = "reset_signal"  # the command the host reset button sends
 """
 
 _KEYS = {"buttons", "lamp", "leds", "reset", "beeper", "options"}
-_OPTIONS = {
+_OPTIONS: dict[str, type | tuple[type, ...]] = {
     "lamp_active_high": bool, "beeper_active_high": bool, "beep_on_false_start": bool,
     "bounce_ms": (int, float), "stuck_after_s": (int, float), "reset_command": str,
 }

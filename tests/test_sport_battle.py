@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from appliance.packages import Package, Question, Round, Theme, jsonform
 from appliance.rules import arbiter
 from appliance.rules.battle import game as b
-from appliance.rules.protocol import Command, Refused, apply, fold
+from appliance.rules.protocol import Command, Refused, fold
 
 MS = 1_000_000
 S = 1000 * MS
@@ -43,7 +43,8 @@ class Game:
         self.events: list = []
 
     def do(self, type_: str, t: int, by: str = "host", at_ns: int | None = None, **args):
-        self.s, ev = apply(b, self.s, Command(type_, t, args, by, at_ns))
+        ev = b.decide(self.s, Command(type_, t, args, by, at_ns))
+        self.s = fold(b, self.s, ev)
         self.events += ev
         return [e.type for e in ev]
 
@@ -907,7 +908,8 @@ def test_random_legal_play_is_never_refused_and_scores_are_sums_of_judged_values
             play = [a for a in actions if a.type not in CORRECTIONS]
             pool = play if play and data.draw(st.integers(0, 9)) else actions
             cmd = _command(data.draw(st.sampled_from(pool)), data, t, state.scores())
-        state, events = apply(b, state, cmd)  # raises if a listed action is refused
+        events = b.decide(state, cmd)  # raises if a listed action is refused
+        state = fold(b, state, events)
         log += events
         for e in events:
             model.apply(e)

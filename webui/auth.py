@@ -35,6 +35,7 @@ from flask import Flask, Request, Response
 from flask.sessions import SecureCookieSessionInterface, SessionMixin
 from itsdangerous import BadSignature, URLSafeSerializer
 from werkzeug.http import dump_cookie
+from werkzeug.wrappers import Response as AnyResponse  # flask.Response and redirect()'s
 
 from webui import durable
 
@@ -186,7 +187,7 @@ class RelativeSessionInterface(SecureCookieSessionInterface):
         response.vary.add("Cookie")
 
 
-def set_relative_cookie(response: Response, name: str, value: str, max_age: int | None, *,
+def set_relative_cookie(response: AnyResponse, name: str, value: str, max_age: int | None, *,
                         httponly: bool = True, samesite: str = "Lax") -> None:
     """A cookie the browser keeps `max_age` seconds by its own clock: Max-Age, no Expires."""
     response.headers.add("Set-Cookie", dump_cookie(
@@ -212,7 +213,7 @@ def device_id(app: Flask, request: Request) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def remember_device(app: Flask, response: Response, known: str | None) -> None:
+def remember_device(app: Flask, response: AnyResponse, known: str | None) -> None:
     value = known or secrets.token_urlsafe(16)
     set_relative_cookie(response, DEVICE_COOKIE, _device_serializer(app).dumps(value),
                         DEVICE_MAX_AGE_S)

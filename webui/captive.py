@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, redirect, render_template_string, request
+from werkzeug.wrappers import Response as WerkzeugResponse
 
 # Path -> (status, content type, body) that the OS takes for "this network works".
 ONLINE_ANSWERS: dict[str, tuple[int, str, str]] = {
@@ -146,13 +147,13 @@ def blueprint(address: str = "10.42.0.1", *, own_hosts: Iterable[str] = ("svoyak
     own = tuple(own_hosts)
     base = f"http://{address}"
 
-    def portal() -> Response:
+    def portal() -> WerkzeugResponse:
         # 302 with a short body: every OS follows it into its sign-in window.
         resp = redirect(base + PORTAL_PATH, code=302)
         resp.headers["Cache-Control"] = "no-store"
         return resp
 
-    def probe(path: str) -> Response:
+    def probe(path: str) -> WerkzeugResponse:
         if not known.admitted(request.remote_addr or ""):
             return portal()
         status, ctype, body = ONLINE_ANSWERS[path]

@@ -20,7 +20,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import request
+from flask import request as _flask_request
 from flask_socketio import SocketIO, disconnect, join_room, leave_room
 
 from appliance.rules.protocol import Command, Refused
@@ -31,6 +31,9 @@ from webui.inbound import MALFORMED_EVENT, refusal
 from webui.ratelimit import MAX_ADDRESSES, Meter
 
 log = logging.getLogger("svoyak.webui")
+# Flask-SocketIO adds `sid` to Flask's request inside a socket handler; Flask's types do not
+# know it, so the request is used untyped here.
+request: Any = _flask_request
 
 SUBMIT_TIMEOUT_S = 5.0
 LOBBY_COALESCE_S = 0.25

@@ -9,7 +9,7 @@ a seat that does not exist, or a megabyte of nesting."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypeGuard
 
 from webui import i18n
 
@@ -38,7 +38,7 @@ def refusal(ru: str, en: str, code: str = "refused") -> dict[str, Any]:
 MALFORMED = refusal("Неверные данные.", "Malformed message.", "malformed")
 
 
-def is_int(v: Any) -> bool:
+def is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 

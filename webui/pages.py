@@ -213,7 +213,7 @@ def sim_press() -> Any:
     """The simulator's test hook: the same press path as board keys, phones and GPIO."""
     if not services().simulate:
         abort(404)
-    data = request.get_json(silent=True) or request.form
+    data: Any = request.get_json(silent=True) or request.form
     try:
         player = int(data.get("player"))
     except (TypeError, ValueError):

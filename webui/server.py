@@ -30,7 +30,7 @@ def public_limit(threads: int = THREADS) -> int:
     return max(threads - RESERVED, 1)
 
 
-class Server(BaseApplication):  # type: ignore[misc]
+class Server(BaseApplication):
     def __init__(self, factory: Callable[[], Any], host: str, port: int,
                  on_exit: Callable[[], None] | None = None, *, threads: int = THREADS):
         self.factory = factory

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from appliance.packages import exchange, siq, text
@@ -11,7 +12,7 @@ from appliance.packages.loaded import Loaded
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 
 
-def load(path: str | Path, limits: Limits | None = None) -> Loaded:
+def load(path: str | os.PathLike[str], limits: Limits | None = None) -> Loaded:
     """Read a package file (.siq, our export .zip, .json, plain text) without importing it.
 
     Raises PackageError naming the file and the place. The caller closes the result."""

@@ -112,17 +112,17 @@ class Library:
     @staticmethod
     def _schema(conn: sqlite3.Connection) -> None:
         db = sqlite_utils.Database(conn)
-        db["packages"].create(
+        db.table("packages").create(
             {"id": int, "name": str, "author": str, "format": str, "source": str,
              "imported": str, "rounds": int, "themes": int, "questions": int,
              "media_count": int, "media_bytes": int, "warnings": int, "body": str},
             pk="id", not_null={"name", "body"}, if_not_exists=True,
         )
-        db["media"].create({"hash": str, "size": int, "mime": str}, pk="hash",
+        db.table("media").create({"hash": str, "size": int, "mime": str}, pk="hash",
                            if_not_exists=True)
-        db["package_media"].create({"package": int, "hash": str}, pk=("package", "hash"),
+        db.table("package_media").create({"package": int, "hash": str}, pk=("package", "hash"),
                                    if_not_exists=True)
-        db["package_media"].create_index(["hash"], if_not_exists=True)
+        db.table("package_media").create_index(["hash"], if_not_exists=True)
 
     def _exists(self) -> bool:
         if not self.db_path.is_file():
@@ -151,6 +151,7 @@ class Library:
             mimes: dict[str, str] = {}
             sizes: dict[str, int] = {}
             for logical in loaded.media:
+                assert staged is not None  # staged whenever there is media
                 digest, size = self.media.write(staged, loaded.chunks(logical))
                 if loaded.format == "svoyak" and digest != logical:
                     raise PackageError(f"{loaded.source.name}: media {logical} does not match "

@@ -462,8 +462,8 @@ def _resolve(reader: _Reader, names: list[str]) -> tuple[dict[str, str], dict[st
     question and the item is left out (the game goes on without it)."""
     index = _media_index(names)
     by_file: dict[str, str] = {}
-    for (_, file_name), entry in index.items():
-        by_file.setdefault(file_name, entry)
+    for (_, file_name), stored in index.items():
+        by_file.setdefault(file_name, stored)
     media: dict[str, str] = {}
     mime: dict[str, str] = {}
     for ref in reader.refs:

@@ -366,10 +366,11 @@ class _Parser:
                                             f"{len(t.questions)} questions")
                 q = t.questions[i]
             else:
-                q = by_number.get(a.number)  # type: ignore[arg-type]
-                if q is None:
+                found = by_number.get(a.number)  # type: ignore[arg-type]
+                if found is None:
                     raise self.fail(a.line, f"answer {a.number} matches no question of theme "
                                             f"«{t.name}»")
+                q = found
             if q.answer is not None:
                 raise self.fail(a.line, f"question {q.number} of theme «{t.name}» already has "
                                         f"an answer (line {q.answer.line})")

@@ -21,6 +21,7 @@ show the whole race: who was first and by how many milliseconds.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,7 +131,7 @@ class Race:
 def new_race(
     seats: int,
     settings: Settings | None = None,
-    playing: frozenset[int] | set[int] | None = None,
+    playing: Iterable[int] | None = None,
     rotation: int = 0,
 ) -> Race:
     """A question's race. Presses before `open_question` or `lamp_on` are not false starts."""

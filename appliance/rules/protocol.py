@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 # Who sends a command. Host commands come from the host tablet or a script; presses from a
 # wired button ("button"), a phone or keyboard in simulator mode ("phone", "key"); timeouts
@@ -120,27 +120,27 @@ class Action:
         }
 
 
-class Rules(Protocol):
-    """The shape of an engine module (see the module docstring)."""
+State = TypeVar("State")
+
+
+class Rules(Protocol[State]):
+    """The shape of an engine module (see the module docstring), over its own state type:
+    `Rules[tv.state.State]`, `Rules[battle.state.Battle]`. Code that picks an engine by
+    name at run time (the loop, scripts) holds a `Rules[Any]`."""
 
     NAME: str
 
-    def initial(self, setup: Mapping[str, Any]) -> Any: ...
-    def decide(self, state: Any, command: Command) -> list[Event]: ...
-    def evolve(self, state: Any, event: Event) -> Any: ...
-    def legal_actions(self, state: Any) -> list[Action]: ...
-    def next_deadline(self, state: Any) -> int | None: ...
-    def view(self, state: Any, role: str) -> dict[str, Any]: ...
-    def summary(self, state: Any) -> dict[str, Any]: ...
+    def initial(self, setup: Mapping[str, Any], /) -> State: ...
+    def decide(self, state: State, command: Command, /) -> list[Event]: ...
+    def evolve(self, state: State, event: Event, /) -> State: ...
+    def legal_actions(self, state: State, /) -> list[Action]: ...
+    def next_deadline(self, state: State, /) -> int | None: ...
+    def view(self, state: State, role: str, /) -> dict[str, Any]: ...
+    def summary(self, state: State, /) -> dict[str, Any]: ...
 
 
-def fold(rules: Rules, state: Any, events: Iterable[Event]) -> Any:
+def fold(rules: Rules[State], state: State, events: Iterable[Event]) -> State:
+    """The state after `events`, folded one by one (a log replayed)."""
     for e in events:
         state = rules.evolve(state, e)
     return state
-
-
-def apply(rules: Rules, state: Any, command: Command) -> tuple[Any, list[Event]]:
-    """Decide and evolve in one step; raises `Refused` and then changes nothing."""
-    events = rules.decide(state, command)
-    return fold(rules, state, events), events

@@ -7,7 +7,7 @@ its own games unavailable, never the others (and the box still starts).
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from appliance.rules.protocol import Refused, Rules
 
@@ -17,6 +17,15 @@ REGISTRY: dict[str, str | Any] = {
     "tv": "appliance.rules.tv.game",  # the TV game
     "tournament": "appliance.tournament.game",  # a sport tournament («турнир»)
 }
+
+if TYPE_CHECKING:  # mypy checks each engine module against the protocol, over its own state
+    from appliance.rules.battle import game as _battle
+    from appliance.rules.battle.state import Battle
+    from appliance.rules.tv import game as _tv
+    from appliance.rules.tv.state import State as TVState
+
+    _battle_rules: Rules[Battle] = _battle
+    _tv_rules: Rules[TVState] = _tv
 
 _REQUIRED = ("initial", "decide", "evolve", "legal_actions", "next_deadline", "view", "summary")
 
@@ -31,7 +40,7 @@ def register(name: str, engine: str | Any) -> None:
     REGISTRY[name] = engine
 
 
-def get(name: str) -> Rules:
+def get(name: str) -> Rules[Any]:
     """The engine registered as `name`; `Refused` if there is none or it cannot be loaded."""
     target = REGISTRY.get(name)
     if target is None:

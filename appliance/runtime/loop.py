@@ -55,7 +55,7 @@ class Update:
     subscribers also get a deadline's decision before its commit, with `committed` False."""
 
     game: int
-    rules: Rules
+    rules: Rules[Any]
     state: Any
     events: list[Event] = field(default_factory=list)
     finished: bool = False
@@ -72,7 +72,7 @@ class GameLoop:
     """One thread, all games. See the module docstring for the contract."""
 
     def __init__(self, store: Store, clock: Callable[[], int] = time.monotonic_ns, *,
-                 resolve: Callable[[str], Rules] = registry.get):
+                 resolve: Callable[[str], Rules[Any]] = registry.get):
         self.store = store
         self.clock = clock
         self._resolve = resolve
@@ -190,7 +190,7 @@ class GameLoop:
         target.append(fn)
         return lambda: target.remove(fn) if fn in target else None
 
-    def snapshot(self, game: int | None = None) -> tuple[Rules, Any]:
+    def snapshot(self, game: int | None = None) -> tuple[Rules[Any], Any]:
         """(rules, state) of a game as last committed. States are immutable, so this is safe
         from any thread. A game no longer in memory is folded from the log."""
         session = self._session(game)
@@ -299,13 +299,14 @@ class GameLoop:
             return
         command, game = args
         game = self._current if game is None else game
-        session = self._sessions.get(game) if game is not None else None
-        if session is None:
+        found = self._sessions.get(game) if game is not None else None
+        if found is None:
             fut.set_result(Outcome([], Refused(
                 "Нет такой игры." if game is not None else "Игра не начата.",
                 f"No game {game}." if game is not None else "No game is running.",
                 "no_game")))
             return
+        session = found
         if command.type == END_GAME:
             self._end(session, command, fut)
             return

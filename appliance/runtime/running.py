@@ -42,7 +42,7 @@ class RunningGame:
     """A game owned by one thread. `state` is immutable and swapped whole, so other threads
     may read it (and `rules`) at any moment without a lock."""
 
-    def __init__(self, store: Store, game: int, rules_name: str, rules: Rules, state: Any,
+    def __init__(self, store: Store, game: int, rules_name: str, rules: Rules[Any], state: Any,
                  *, offset_ns: int = 0, finished: bool = False):
         self.store = store
         self.game = game
@@ -55,7 +55,7 @@ class RunningGame:
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
-    def new(cls, store: Store, rules_name: str, rules: Rules,
+    def new(cls, store: Store, rules_name: str, rules: Rules[Any],
             setup: Mapping[str, Any]) -> RunningGame:
         """Start a game; the engine's `initial` may refuse the setup before anything is
         stored."""
@@ -65,7 +65,7 @@ class RunningGame:
         return cls(store, game, rules_name, rules, state)
 
     @classmethod
-    def resume(cls, store: Store, game: int, rules: Rules,
+    def resume(cls, store: Store, game: int, rules: Rules[Any],
                now_ns: int | None = None) -> RunningGame:
         """Fold a stored game's events into its state. After a power cut the box's monotonic
         clock restarts near zero, so the game's clock is re-based to continue from its last

@@ -151,18 +151,18 @@ class Store:
     # -- life cycle ------------------------------------------------------------------------
     def _create_schema(self) -> None:
         with self._write():
-            self.db["games"].create(
+            self.db.table("games").create(
                 {"id": int, "rules": str, "setup": str, "created": float, "status": str,
                  "finished": float, "summary": str},
                 pk="id", not_null={"rules", "setup", "created", "status"}, if_not_exists=True,
             )
-            self.db["events"].create(
+            self.db.table("events").create(
                 {"game": int, "seq": int, "t_ns": int, "wall": float, "type": str,
                  "payload": str},
                 pk=("game", "seq"), not_null={"t_ns", "wall", "type", "payload"},
                 foreign_keys=[("game", "games", "id")], if_not_exists=True,
             )
-            self.db["games"].create_index(["status"], if_not_exists=True)
+            self.db.table("games").create_index(["status"], if_not_exists=True)
 
     def close(self) -> None:
         with self._lock:

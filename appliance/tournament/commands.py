@@ -384,7 +384,7 @@ def swap_players(state: Tournament, c: Command) -> list[Event]:
             ru, en_ = _label(p)
             raise no(f"{ru} уже начат: замена невозможна.",
                      f"{en_} has started: no swap is possible.", "too_late")
-    seats = {}
+    seats: dict[str, tuple[int | None, ...]] = {}
     for e, p in places.items():
         if p is not None:
             other = b if e == a else a

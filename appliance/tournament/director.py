@@ -43,7 +43,7 @@ class Director:
 
     @property
     def state(self) -> Tournament:
-        return self.loop.snapshot(self.tournament)[1]  # type: ignore[no-any-return]
+        return self.loop.snapshot(self.tournament)[1]
 
     def submit(self, command: Mapping[str, Any]) -> list[Any]:
         """One tournament command; returns its events, raises `Refused`."""

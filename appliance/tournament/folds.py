@@ -20,7 +20,7 @@ from appliance.tournament.state import (
 )
 
 
-def _entry(d: dict) -> Entry:  # type: ignore[type-arg]
+def _entry(d: dict) -> Entry:
     return Entry(d["name"], d["team"], d.get("city") or "", d.get("rating"))
 
 

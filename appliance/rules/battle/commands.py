@@ -35,22 +35,22 @@ def refuse(ru: str, en: str, code: str = "refused") -> Refused:
 
 def _out_of_phase(cmd: Command, state: Battle) -> Refused:
     return refuse(f"Команда «{cmd.type}» сейчас невозможна (фаза: {PHASE_RU[state.phase]}).",
-                   f"Command {cmd.type!r} is not possible now (phase: {state.phase}).",
-                   "out_of_phase")
+                  f"Command {cmd.type!r} is not possible now (phase: {state.phase}).",
+                  "out_of_phase")
 
 
 def _seat(state: Battle, v: Any) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < state.seats:
         raise refuse(f"Нет игрока с номером {v!r}.", f"There is no player {v!r}.",
-                      "unknown_player")
+                     "unknown_player")
     return v
 
 
 def _verdict(v: Any) -> str:
     if v not in VERDICTS:
         raise refuse("Решение должно быть «right» (верно) или «wrong» (неверно).",
-                      "The verdict must be 'right' or 'wrong'.", "bad_verdict")
-    return v
+                     "The verdict must be 'right' or 'wrong'.", "bad_verdict")
+    return str(v)
 
 
 def _whole(v: Any, what_ru: str, what_en: str) -> int:
@@ -58,8 +58,8 @@ def _whole(v: Any, what_ru: str, what_en: str) -> int:
           and math.isfinite(v) and float(v).is_integer())
     if not ok or not -SCORE_LIMIT <= v <= SCORE_LIMIT:
         raise refuse(f"{what_ru} должно быть целым числом от {-SCORE_LIMIT} до {SCORE_LIMIT}.",
-                      f"{what_en} must be a whole number from {-SCORE_LIMIT} to {SCORE_LIMIT}.",
-                      "not_a_number")
+                     f"{what_en} must be a whole number from {-SCORE_LIMIT} to {SCORE_LIMIT}.",
+                     "not_a_number")
     return int(v)
 
 
@@ -91,7 +91,7 @@ def _press(state: Battle, cmd: Command) -> list[Event]:
         raise refuse("Кнопки сейчас выключены.", "The buttons are off now.", "buttons_off")
     if player not in q.race.playing:
         raise refuse(f"{state.players[player]} не играет эту тему.",
-                      f"{state.players[player]} does not play this theme.", "not_playing")
+                     f"{state.players[player]} does not play this theme.", "not_playing")
     data: dict[str, Any] = {"player": player, "by": cmd.by}
     if cmd.at_ns is not None:
         data["at_ns"] = cmd.at_ns
@@ -111,7 +111,7 @@ def _reset_signal(state: Battle, cmd: Command) -> list[Event]:
     q = _answering(state, cmd)
     if q.race.queue_from_ns is not None:
         raise refuse("Сигнал уже сброшен: очередь открыта.",
-                      "The signal was already reset: the queue is open.", "queue_open")
+                     "The signal was already reset: the queue is open.", "queue_open")
     if not others_may_queue(q):
         raise refuse("Некому вставать в очередь.", "Nobody is left to queue.", "queue_empty")
     return [Event("signal_reset", cmd.t_ns)]
@@ -163,7 +163,7 @@ def _next(state: Battle, cmd: Command) -> list[Event]:
         return _end_of_battle(state, cmd.t_ns)
     if state.phase == TIE:
         raise refuse("Ничья: добавьте дополнительную тему.",
-                      "A tie: add an extra theme.", "tie_needs_theme")
+                     "A tie: add an extra theme.", "tie_needs_theme")
     raise _out_of_phase(cmd, state)
 
 
@@ -173,13 +173,13 @@ def _add_theme(state: Battle, cmd: Command) -> list[Event]:
     name = cmd.args.get("name", "")
     if not isinstance(name, str):
         raise refuse("Название темы должно быть текстом.", "A theme name must be text.",
-                      "bad_theme")
+                     "bad_theme")
     # A blank name gets a default one, so every text the form allows is accepted.
     name = name.strip() or f"Дополнительная тема {len(state.tiebreaks) + 1}"
     red = cmd.args.get("red", False)
     if not isinstance(red, bool):
         raise refuse("«red» должно быть true или false.", "'red' must be true or false.",
-                      "bad_theme")
+                     "bad_theme")
     try:
         theme = theme_spec({"name": name, "red": red,
                             "questions": cmd.args.get("questions") or []}, extra=True)
@@ -214,7 +214,7 @@ def _rejudge(state: Battle, cmd: Command) -> list[Event]:
     ref = cmd.args.get("ref")
     if isinstance(ref, bool) or not isinstance(ref, int) or not 0 <= ref < len(state.judgements):
         raise refuse(f"Нет решения с номером {ref!r}.", f"There is no judgement {ref!r}.",
-                      "unknown_judgement")
+                     "unknown_judgement")
     verdict = _verdict(cmd.args.get("verdict"))
     j = state.judgements[ref]
     return [Event("rejudged", cmd.t_ns, {"ref": ref, "player": j.player, "verdict": verdict,

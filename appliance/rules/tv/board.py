@@ -126,7 +126,7 @@ def cat_price_allowed(cell: Cell, value: int) -> bool:
         return value == choices
     if isinstance(choices, list):
         return value in choices
-    return choices["min"] <= value <= choices["max"]
+    return int(choices["min"]) <= value <= int(choices["max"])
 
 
 def answer_of(q: Question | None) -> dict[str, Any]:

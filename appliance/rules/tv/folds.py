@@ -4,6 +4,7 @@ refuses — an event is a fact already decided."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
 from appliance.packages.model import Kind
 from appliance.rules import arbiter
@@ -28,6 +29,7 @@ from appliance.rules.tv.state import (
     Phase,
     Play,
     Shootout,
+    ShootoutItem,
     Stage,
     State,
     Written,
@@ -66,7 +68,9 @@ def _e_chosen(s: State, e: Event) -> State:
     if kind == Kind.CAT:
         return replace(s, play=base, phase=Phase.CAT_GIVE)
     if kind == Kind.AUCTION:
-        return replace(s, play=replace(base, auction=auc.start(opener, cell.value, s.scores)),
+        # An auction is chosen in a round, where there is always a chooser (the opener).
+        auction = auc.start(cast(int, opener), cell.value, s.scores)
+        return replace(s, play=replace(base, auction=auction),
                        phase=Phase.AUCTION)
     if kind == Kind.NO_RISK:
         return replace(s, play=replace(base, answerer=opener, factor=max(q.factor, 1)),
@@ -113,7 +117,7 @@ def _e_settled(s: State, e: Event) -> State:
     reactions = list(s.reactions)
     if race.lamp_ns is not None and race.winner_ns is not None:
         reactions[race.winner] = reactions[race.winner] + (race.winner_ns - race.lamp_ns,)
-    return replace(s, play=replace(s.play, answerer=race.winner), phase=Phase.ANSWERING,
+    return replace(s, play=replace(play, race=race, answerer=race.winner), phase=Phase.ANSWERING,
                    reactions=tuple(reactions))
 
 
@@ -271,8 +275,10 @@ def _e_shootout_started(s: State, e: Event) -> State:
 
 
 def _e_shootout_theme(s: State, e: Event) -> State:
-    assert s.shootout is not None
+    shootout = s.shootout
+    assert shootout is not None
     n = s.settings.shootout_questions
+    items: tuple[ShootoutItem, ...]
     if e.data.get("source") == "board":
         r, t = int(e.data["round"]), int(e.data["theme"])
         row = s.board.rounds[r].cells[t]
@@ -285,7 +291,7 @@ def _e_shootout_theme(s: State, e: Event) -> State:
         values = s.settings.values_for(0)
         items = tuple((None, values[min(i, len(values) - 1)]) for i in range(n))
         name = ""
-    so = replace(s.shootout, themes=s.shootout.themes + 1, items=items, position=0, theme=name)
+    so = replace(shootout, themes=shootout.themes + 1, items=items, position=0, theme=name)
     return _shootout_question(replace(s, shootout=so))
 
 

@@ -106,10 +106,10 @@ def _after_round(s: State, t: int) -> Event:
     if s.board.final is not None:
         players = fin.participants(s.scores, s.settings.final_positive_only)
         return Event("final_started", t, {"players": list(players)})
-    tied = fin.leaders(s.scores)
-    if len(tied) > 1:
-        return Event("shootout_started", t, {"players": list(tied)})
-    return Event("game_over", t, {"winners": list(tied)})
+    top = fin.leaders(s.scores)
+    if len(top) > 1:
+        return Event("shootout_started", t, {"players": list(top)})
+    return Event("game_over", t, {"winners": list(top)})
 
 
 # -------------------------------------------------------------------------- evolve ----
