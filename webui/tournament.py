@@ -52,7 +52,7 @@ def register(app: Flask) -> None:
 
 
 def director() -> Director | None:
-    return current_app.extensions.get("svoyak_director")  # type: ignore[no-any-return]
+    return current_app.extensions.get("svoyak_director")
 
 
 def state() -> Tournament | None:
