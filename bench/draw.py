@@ -25,6 +25,7 @@ import os
 import random
 import statistics
 import time
+from typing import Any
 
 from appliance.tournament.draw import Lot, draw
 from appliance.tournament.entries import Entry
@@ -69,7 +70,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=10)
     args = ap.parse_args()
-    results = {}
+    results: dict[str, Any] = {}
     for name, make in (("typical", typical), ("worst", worst), ("two_giants", two_giants)):
         entries = make()
         d = draw(entries, 0)
