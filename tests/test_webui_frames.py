@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from webui_kit import Kit, make_kit, views
 
+from appliance.rules import arbiter
 from appliance.rules.battle import game as battle
 from appliance.rules.battle import views as battle_views
 from webui import hub as hub_module
@@ -137,3 +138,18 @@ def test_long_choice_lists_keep_their_last_page() -> None:
     assert out[0]["args_total"] == {"ref": 100}
     assert out[0]["args"]["verdict"] == refs[:2]
     assert out[1] == actions[1]  # a TV board's 36 cells are all shown
+
+
+@pytest.mark.parametrize("rules", ["battle", "tv"])
+def test_a_game_the_box_starts_has_the_measured_settle_window_in_its_log(kit: Kit,
+                                                                         rules: str) -> None:
+    game = kit.games.start(rules, PLAYERS, f"demo:{rules}", {})
+    record = kit.store.game(game)
+    assert record is not None
+    assert record.setup["settings"]["settle_ms"] == arbiter.BOX_SETTLE_MS
+    _, state = kit.loop.snapshot(game)
+    assert json.dumps(kit.loop.snapshot(game)[0].view(state, "host"), ensure_ascii=False)
+    if rules == "battle":
+        assert state.settings.settle_ns == arbiter.BOX_SETTLE_MS * arbiter.MS
+    else:
+        assert state.settings.settle_ms == arbiter.BOX_SETTLE_MS

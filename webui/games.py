@@ -14,6 +14,7 @@ from typing import Any
 
 from appliance.packages import jsonform
 from appliance.packages.library import LibraryError
+from appliance.rules import arbiter
 from appliance.rules.protocol import Refused
 
 log = logging.getLogger("svoyak.webui")
@@ -74,12 +75,13 @@ class Games:
         stage = options.get("stage")
         timers = {k: float(v) for k, v in (options.get("timers") or {}).items()
                   if k in TIMERS[rules] and v not in (None, "")}
-        if rules == "battle" and (stage or timers):
-            extra["settings"] = {**({"stage": str(stage)} if stage else {}), **timers}
+        # The box's measured settle window, written into the setup so the log says it.
+        settle = {"settle_ms": arbiter.BOX_SETTLE_MS}
+        if rules == "battle":
+            extra["settings"] = {**settle, **({"stage": str(stage)} if stage else {}), **timers}
         if rules == "tv":
             extra["preset"] = str(options.get("preset") or "tv")
-            if timers:
-                extra["settings"] = timers
+            extra["settings"] = {**settle, **timers}
         if package_id.startswith("demo:"):
             demo = DEMOS.get(package_id.split(":", 1)[1])
             if demo is None:

@@ -29,6 +29,14 @@ from appliance.rules.records import replace
 
 MS = 1_000_000
 
+# The settle window the box writes into the setup of every game it starts. Measured, not
+# guessed (bench/gpio_latency.py --settle-ms 5,10,20,30; docs/performance.md, "Buttons"):
+# the smallest window with no race decided against the ticks under a 1,000 edges/s storm on
+# the loaded development machine. An edge that is later still is shown to the host, who may
+# hand the answer over. The `Settings` default (5 ms) stays what logs without the setting
+# were played with, so they fold as they always did.
+BOX_SETTLE_MS = 10
+
 
 class Status:
     """Why a press counted or not."""

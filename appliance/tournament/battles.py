@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from appliance.packages.model import Package
+from appliance.rules import arbiter
 from appliance.rules.battle import game as engine
 from appliance.tournament import stages as st
 from appliance.tournament.commands import no
@@ -66,7 +67,8 @@ def battle_setup(state: Tournament, battle_id: str, package: Package,
         t.pop("extra", None)
     names = [state.player(e).entry.name for e in b.present]
     return {"players": names, "themes": chosen, "extra_themes": extras,
-            "settings": {**(settings or {}), "stage": b.drawn.stage},
+            "settings": {"settle_ms": arbiter.BOX_SETTLE_MS, **(settings or {}),
+                         "stage": b.drawn.stage},
             "tournament": {"battle": b.id, "number": b.drawn.number, "stage": b.drawn.stage}}
 
 
