@@ -768,11 +768,12 @@ def test_unknown_roles_are_refused():
         b.view(new(2), "judge")
 
 
-def test_host_view_lists_the_legal_actions():
+def test_the_legal_actions_in_answering():
     g = Game(new())
     g.do("announce", 0)
     g.win(0, S)
-    types = [a["type"] for a in g.host["actions"]]
+    assert "actions" not in g.host  # the web UI sends them once, beside the views
+    types = [a.type for a in b.legal_actions(g.s)]
     assert types == ["reading_done", "press", "judge", "reset_signal", "set_score"]
 
 

@@ -17,7 +17,6 @@ from webui_kit import Kit, make_kit, views
 
 from appliance.rules import arbiter
 from appliance.rules.battle import game as battle
-from appliance.rules.battle import views as battle_views
 from webui import hub as hub_module
 
 PLAYERS = ["Анна", "Борис", "Вера"]
@@ -47,7 +46,6 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
     monkeypatch.setattr(battle, "view", counted_view)
     monkeypatch.setattr(battle, "legal_actions", counted_legal)
-    monkeypatch.setattr(battle_views, "legal_actions", counted_legal)  # the host view's own
     return seen
 
 
@@ -73,12 +71,11 @@ def test_one_update_computes_each_view_once_and_the_actions_once(kit: Kit,
                                                ("lobby", lobby), ("seat0", seated[0])]}
     assert all(len(f) == 1 for f in frames.values()), {k: len(v) for k, v in frames.items()}
     # One view per role: host, board (shared by the lobby phone), three seats; the
-    # hardware view for the sound cues. The legal actions: once for the frame, and once
-    # inside the engine's own host view.
+    # hardware view for the sound cues. The legal actions: once, for the frame.
     views_per_role = {k: v for k, v in calls.items() if k.startswith("view:")}
     assert views_per_role == {"view:host": 1, "view:board": 1, "view:player:0": 1,
                               "view:player:1": 1, "view:player:2": 1, "view:hardware": 1}
-    assert calls["legal_actions"] == 2
+    assert calls["legal_actions"] == 1
     assert frames["host"][0]["actions"][0]["type"] == "reading_done"
     assert "actions" not in frames["host"][0]["view"]  # carried once, by the frame
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from appliance.rules.battle.actions import judgement_label, legal_actions
+from appliance.rules.battle.actions import judgement_label
 from appliance.rules.battle.deadlines import next_deadline
 from appliance.rules.battle.state import (
     ANSWERING,
@@ -110,7 +110,6 @@ def view(state: Battle, role: str) -> dict[str, Any]:
             "corrections": [{"player": p, "points": d} for p, d in state.corrections],
             "can_undo": bool(state.history),
             "settings": state.settings.to_json(),
-            "actions": [a.to_json() for a in legal_actions(state)],
         })
         return out
     if role == "board":
