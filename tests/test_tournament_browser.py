@@ -56,9 +56,9 @@ CHECK = """() => {
 }"""
 
 
-def seeded(data: Path, n: int) -> Any:
-    """A tournament of `n` entries in the data directory, drawn, a few battles played and
-    one in play, before the server starts (the server resumes it)."""
+def seeded(data: Path, n: int, played: int = 4) -> Any:
+    """A tournament of `n` entries in the data directory, drawn, `played` battles played and
+    the next in play (if any), before the server starts (the server resumes it)."""
     rng = random.Random(n)
     data.mkdir(parents=True, exist_ok=True)
     with Store(db_path(data)) as store:
@@ -70,7 +70,7 @@ def seeded(data: Path, n: int) -> Any:
                          "city": rng.choice(CITIES)})
         s.handle(Command("import_entries", 0, {"entries": rows}))
         s.handle(Command("draw", 0, {"seed": 2026}))
-        for _ in range(4):
+        for _ in range(played):
             b = views.next_battles(s.state)[0]
             s.handle(Command("start_battle", 0, {"battle": b.id,
                                                  "themes": [f"тема {b.id}"]}))
@@ -78,8 +78,9 @@ def seeded(data: Path, n: int) -> Any:
             s.handle(Command("battle_result", 0, {
                 "battle": b.id, "winner": scores.index(max(scores)),
                 "lines": [{"score": x} for x in scores]}))
-        b = views.next_battles(s.state)[0]
-        s.handle(Command("start_battle", 0, {"battle": b.id, "themes": ["в игре"]}))
+        if views.next_battles(s.state):
+            b = views.next_battles(s.state)[0]
+            s.handle(Command("start_battle", 0, {"battle": b.id, "themes": ["в игре"]}))
         return s.state
 
 
@@ -141,6 +142,23 @@ def test_results_bracket_and_protocols_print_to_pdf(browser: Any, tmp_path: Path
             if "protocol" in url:
                 assert pages == (1 if url.endswith("Q1") else 2), (url, pages)
             page.emulate_media(media="screen")
+        page.close()
+    finally:
+        server.stop()
+
+
+def test_the_podium_of_a_finished_tournament_fits_the_tv(browser: Any, tmp_path: Path) -> None:
+    state = seeded(tmp_path / "data", 9, played=4)  # 3 + 1 battles: the final is played
+    assert state.finished
+    server = Server(tmp_path / "data").start()
+    try:
+        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        page.goto(f"{server.base}/tournament/podium")
+        assert page.locator(".podium li").count() == 3
+        result = page.evaluate(CHECK)
+        assert result["bad"] == [], result["bad"][:10]
+        winner = state.player(state.final.result.winner).entry.name  # type: ignore[union-attr]
+        assert winner in page.locator(".podium .place-1").inner_text()
         page.close()
     finally:
         server.stop()
