@@ -450,6 +450,17 @@ class Hub:
             return {"ok": True, "t_ns": self.press_fn(player, by)}
         return self.submit(Command("press", self.clock(), {"player": player}, by))
 
+    def _archive(self, game: int) -> None:
+        """End the game a new one replaces (its summary goes to the log and it leaves
+        memory), unless it is a tournament: that one spans many games and ends by itself."""
+        try:
+            rules, _state = self.loop.snapshot(game)
+            if self.loop.is_finished(game) or rules.NAME == "tournament":
+                return
+            self.loop.end_game(game)
+        except Exception:  # the new game is on; an old one left running is no harm
+            log.exception("could not end game %s", game)
+
     def disconnect_hosts(self) -> None:
         """Close every host socket (the host sessions were ended)."""
         with self._lock:
@@ -668,6 +679,7 @@ class Hub:
                 return parsed
             assert isinstance(parsed, tuple)
             rules, players, package, options = parsed
+            previous = self.loop.current
             try:
                 game = self.start_game(rules, players, package, options)
             except Refused as r:
@@ -675,6 +687,8 @@ class Hub:
             except (ValueError, KeyError, TypeError) as e:
                 return refusal(f"Не удалось начать игру: {e}", f"Cannot start a game: {e}",
                                "bad_setup")
+            if previous is not None and previous != game and not data.get("keep"):
+                self._archive(previous)
             self.ui = UiState(lobby=self.ui.lobby)
             self._hw = None
             self.broadcast()

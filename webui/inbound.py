@@ -108,11 +108,13 @@ def seat(data: Any, seats: int) -> tuple[int | None, str] | dict[str, Any]:
 
 
 def new_game(data: Any) -> tuple[str, list[str], str | None, dict[str, Any]] | dict[str, Any]:
-    """(rules, players, package id, options) of a host's new game, or a refusal."""
+    """(rules, players, package id, options) of a host's new game, or a refusal. `keep`
+    (a bool, default false) is read by the hub: keep the previous game running."""
     if data is None:
         data = {}
     if not isinstance(data, dict) or not small(data) or \
-            not set(data) <= {"rules", "players", "package", "options"}:
+            not set(data) <= {"rules", "players", "package", "options", "keep"} or \
+            not isinstance(data.get("keep", False), bool):
         return MALFORMED
     rules = data.get("rules") or "battle"
     if rules not in RULES:

@@ -15,8 +15,9 @@ thread, so a slow screen never delays a press.
 Life cycle (owned here, not by the engines): `new_game` creates a game and makes it current;
 the host's ``{"type": "end_game"}`` command closes it and stores the engine's final summary.
 A game whose summary already names a winner stays running until the host ends it, so the
-host can still undo or rejudge the last answer. Games not ended are resumed when the loop
-starts: their events are folded again, so after a power cut the box is where it was.
+host can still undo or rejudge the last answer. The newest unfinished game of each rules is
+resumed when the loop starts (older ones when a command names them): their events are
+folded again, so after a power cut the box is where it was.
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ class GameLoop:
         self._notifier: threading.Thread | None = None
         self._resumed = False
         self._stopped = False
+        self._dormant: set[int] = set()  # unfinished games left in the log (see `resume`)
 
     # -- life of the loop ------------------------------------------------------------------
     def start(self) -> GameLoop:
@@ -117,21 +119,25 @@ class GameLoop:
         self._thread = None
 
     def resume(self) -> list[int]:
-        """Fold every unfinished game of the store back into memory; the newest becomes
-        current. Call before `start` (start calls it otherwise). A game whose engine cannot
-        be loaded is skipped and stays in the log untouched."""
+        """Fold the unfinished games of the store back into memory: the newest of each rules
+        (a casual game, or a tournament and its battle in play); the newest of all becomes
+        current. Older unfinished games stay dormant in the log and are folded when a
+        command names them, so a box with a long history starts with a small memory. Call
+        before `start` (start calls it otherwise). A game whose engine cannot be loaded is
+        skipped and stays in the log untouched."""
         if self._thread is not None:
             raise RuntimeError("resume() before start(): the loop thread owns the games")
+        records = list(self.store.unfinished())
+        newest = {r.rules: r.id for r in records}  # the log lists games oldest first
         resumed = []
-        for record in self.store.unfinished():
+        for record in records:
             if record.id in self._sessions:
                 continue
-            try:
-                rules = self._resolve(record.rules)
-                session = RunningGame.resume(self.store, record.id, rules, now_ns=self.clock())
-            except Exception:
-                log.exception("cannot resume game %s (%s): left in the log", record.id,
-                              record.rules)
+            if newest[record.rules] != record.id:
+                self._dormant.add(record.id)
+                continue
+            session = self._fold(record.id, record.rules)
+            if session is None:
                 continue
             self._sessions[record.id] = session
             resumed.append(record.id)
@@ -139,6 +145,18 @@ class GameLoop:
             self._current = resumed[-1]
         self._resumed = True
         return resumed
+
+    def _fold(self, game: int, rules_name: str) -> RunningGame | None:
+        try:
+            rules = self._resolve(rules_name)
+            return RunningGame.resume(self.store, game, rules, now_ns=self.clock())
+        except Exception:
+            log.exception("cannot resume game %s (%s): left in the log", game, rules_name)
+            return None
+
+    def pending(self) -> int:
+        """Items waiting in the loop's queue (screens refuse to add more beyond a mark)."""
+        return self._inbox.qsize()
 
     # -- what other threads call -----------------------------------------------------------
     @property
@@ -300,6 +318,12 @@ class GameLoop:
         command, game = args
         game = self._current if game is None else game
         found = self._sessions.get(game) if game is not None else None
+        if found is None and game in self._dormant:
+            self._dormant.discard(game)
+            record = self.store.game(game)
+            found = self._fold(game, record.rules) if record is not None else None
+            if found is not None:
+                self._sessions[game] = found
         if found is None:
             fut.set_result(Outcome([], Refused(
                 "Нет такой игры." if game is not None else "Игра не начата.",
@@ -325,6 +349,8 @@ class GameLoop:
                                                "finished")))
             return
         session.finish()
+        if session.game != self._current:  # ended games stay in the log, not in memory
+            self._sessions.pop(session.game, None)
         self._publish(Update(session.game, session.rules, session.state, finished=True,
                              command=command), fut, Outcome([]))
 
