@@ -361,7 +361,9 @@ class Director:
         })
 
     def _tell(self, room: str) -> None:
-        snapshot = dict(self.live.get(room) or {"room": room})
+        with self._lock:
+            snapshot = dict(self.live.get(room) or {"room": room})
+            self.live.get(room, {}).pop("finished", None)  # told once
         for fn in list(self.listeners):
             try:
                 fn(room, snapshot)

@@ -93,8 +93,8 @@ class Rooms:
             self._seq += 1
             seq = self._seq
         payload: dict[str, Any] = {"room": room, "live": live, "seq": seq}
-        if live.get("finished"):
-            payload["bracket"] = self.link.t.view(self.link.state)
+        if live.get("finished"):  # a result moved the bracket: the TV redraws it
+            payload["bracket"] = self.link.t.view()
         self.socketio.emit("rooms_live", payload, to="board")
 
     def setup(self, form: dict[str, Any]) -> dict[str, Any]:

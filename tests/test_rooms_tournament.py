@@ -34,6 +34,7 @@ from webui import localserver
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import broker_kit  # noqa: E402
+from webui_kit import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 
 ENTRIES = [(f"Игрок {i:02d}", f"Команда {i % 7}") for i in range(1, 28)]
 SEED = 11
@@ -175,6 +176,24 @@ class Host:
             time.sleep(0.01)
 
 
+def live_on_tv(tv: Any, director: Box) -> None:
+    """Some room's battle on the TV shows the scores the director applied for it (both
+    move on while rooms play: compare until they agree, within a few seconds)."""
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        rooms = [r for r in director.status()["rooms"] if r.get("players") and r.get("battle")]
+        for r in rooms:
+            shown = tv.evaluate(
+                """(b) => [...document.querySelectorAll(`li.battle[data-battle="${b}"] li.seat`)]
+                   .map((s) => [s.querySelector('.who')?.textContent.trim(),
+                                s.querySelector('.score')?.textContent.trim()])""", r["battle"])
+            want = sorted([p["name"], str(p["score"])] for p in r["players"])
+            if shown and sorted(shown) == want:
+                return
+        time.sleep(0.05)
+    raise AssertionError("the TV never showed a room's live scores")
+
+
 @pytest.fixture
 def venue(tmp_path: Path) -> Any:
     bdir = broker_kit.broker_dir()
@@ -239,7 +258,28 @@ def test_three_rooms_play_a_tournament_through_failures(venue: Any, capsys: Any)
             time.sleep(0.1)
 
     deadline = time.monotonic() + DEADLINE_S
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
     try:
+        # The director's TV: the tournament's bracket with every room's battle live.
+        tv = browser.new_page(viewport={"width": 1920, "height": 1080})
+        console: list[str] = []
+        tv.on("console", lambda m: console.append(m.text))
+        tv.on("pageerror", lambda e: console.append(str(e)))
+        tv.goto(director.base + "/tournament/board")
+        tv.wait_for_function(
+            "() => [...document.querySelectorAll('li.battle[data-battle] .battle-live')]"
+            ".some((e) => !e.hidden && /room[0-9]/.test(e.textContent))", timeout=60_000)
+        assert not console, console  # no script error, nothing refused by the CSP
+        live_on_tv(tv, director)
+        # Room 1's host tablet, to see the link banner later.
+        tablet = browser.new_page(viewport={"width": 1280, "height": 800})
+        tablet.goto(rooms[0].base + "/login?next=/host")
+        tablet.fill("#pin", json.loads((rooms[0].data / "settings.json").read_text())["pin"])
+        tablet.click("button[type=submit]")
+        tablet.wait_for_selector("body[data-rooms-link='up']", state="attached", timeout=20_000)
         # 1. The broker dies mid-battle (SIGKILL: no chance to save) and comes back.
         wait_for(lambda: results() >= 2 and any(h.questions >= 3 for h in hosts),
                  "two results")
@@ -258,14 +298,19 @@ def test_three_rooms_play_a_tournament_through_failures(venue: Any, capsys: Any)
         before = results()
         broker.stop()
         wait_for(lambda: not rooms[0].status()["connected"], "room1 sees the link down")
+        tablet.wait_for_selector("#rooms-link:not([hidden])", timeout=10_000)
+        assert "Нет связи с директором" in tablet.inner_text("#rooms-link")
         judged = sum(h.questions for h in hosts)
         time.sleep(6)
         assert sum(h.questions for h in hosts) > judged or any(
             h.in_battle is None for h in hosts)  # the rooms played on without the link
         assert results() == before  # nothing reached the director meanwhile
         broker.start()
+        tablet.wait_for_selector("#rooms-link", state="hidden", timeout=20_000)
         wait_for(lambda: len(director.status()["bracket"]["podium"]) == 3, "the podium")
     finally:
+        browser.close()
+        pw.stop()
         stop.set()
         for th in threads:
             th.join(15)

@@ -36,6 +36,13 @@ def _refused(ru: str, en: str, code: str, status: int = 400) -> tuple[Response, 
     return jsonify({"ok": False, "refused": {"code": code, "ru": ru, "en": en}}), status
 
 
+@bp.app_context_processor
+def _rooms_context() -> dict[str, Any]:
+    """Pages of other areas (the host tablet, the tournament's bracket TV) include the
+    rooms link's script only on a box that is in a rooms tournament."""
+    return {"rooms_live": link() is not None}
+
+
 @bp.get("/rooms/status.json")
 def status() -> Any:
     """What the rooms screens show; no secrets (no credentials, no answers)."""

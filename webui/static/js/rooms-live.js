@@ -1,0 +1,70 @@
+// The rooms link on screens that are not its own (docs/rooms.md):
+// - on the tournament's bracket TV (the director's box): each battle a room is playing
+//   shows that room's live scores, theme and value and who is answering, pushed on
+//   Socket.IO ("rooms_live") as soon as the director applied the room's events;
+// - on a room box's host tablet: a banner while the link to the director is down (the
+//   battle goes on; what the director has not acknowledged is sent when it is back).
+"use strict";
+
+(function () {
+  const board = document.getElementById("tourney-board");
+  const banner = document.getElementById("rooms-link");
+
+  if (banner) {
+    async function linkTick() {
+      try {
+        const st = await (await fetch("/rooms/status.json", {cache: "no-store"})).json();
+        const down = st.role === "room" && !st.connected;
+        banner.hidden = !down;
+        if (down) banner.textContent = st.refused ? t("rooms.link_refused", {why: st.refused})
+          : t("rooms.host_link_down", {n: st.unacknowledged});
+        document.body.dataset.roomsLink = st.role === "room" ? (st.connected ? "up" : "down") : "";
+      } catch (_) { /* the offline banner already says the box is unreachable */ }
+    }
+    linkTick();
+    setInterval(linkTick, 2000);
+  }
+
+  if (!board) return;
+  const live = {}; // battle id -> the room's live battle
+
+  function paint() {
+    for (const li of board.querySelectorAll("li.battle[data-battle]")) {
+      const l = live[li.dataset.battle];
+      let line = li.querySelector(".battle-live");
+      if (!l || !l.players || li.classList.contains("done")) {
+        if (line) line.hidden = true;
+        continue;
+      }
+      const answering = l.answering == null ? null : (l.players[l.answering] || {}).name;
+      for (const seat of li.querySelectorAll("li.seat")) {
+        const name = (seat.querySelector(".who") || {}).textContent;
+        const p = l.players.find((x) => x.name === (name || "").trim());
+        const score = seat.querySelector(".score");
+        if (p && score) score.textContent = String(p.score);
+        seat.classList.toggle("answering", !!p && p.name === answering);
+      }
+      if (!line) {
+        line = el("p", {class: "battle-live"});
+        li.appendChild(line);
+      }
+      line.hidden = false;
+      line.textContent = [t("rooms.in_room", {room: l.room}),
+        l.theme ? `${l.theme}${l.value ? " · " + l.value : ""}` : "",
+        answering ? t("rooms.answering", {name: answering}) : ""].filter(Boolean).join(" · ");
+    }
+  }
+
+  // The page refreshes its bracket by replacing the children of #tourney-board: paint again.
+  new MutationObserver(paint).observe(board, {childList: true});
+  const socket = connect({role: "board"}, () => {});
+  socket.on("rooms_live", (msg) => {
+    if (msg.live && msg.live.battle) live[msg.live.battle] = {...msg.live, room: msg.room};
+    paint();
+    document.body.dataset.roomsLive = String(msg.seq);
+  });
+  fetch("/rooms/status.json", {cache: "no-store"}).then((r) => r.json()).then((st) => {
+    for (const r of st.rooms || []) if (r.battle && !live[r.battle]) live[r.battle] = r;
+    paint();
+  }).catch(() => {});
+})();
