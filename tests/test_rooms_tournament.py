@@ -269,9 +269,13 @@ def test_three_rooms_play_a_tournament_through_failures(venue: Any, capsys: Any)
         tv.on("console", lambda m: console.append(m.text))
         tv.on("pageerror", lambda e: console.append(str(e)))
         tv.goto(director.base + "/tournament/board")
-        tv.wait_for_function(
-            "() => [...document.querySelectorAll('li.battle[data-battle] .battle-live')]"
-            ".some((e) => !e.hidden && /room[0-9]/.test(e.textContent))", timeout=60_000)
+        try:
+            tv.wait_for_function(
+                "() => [...document.querySelectorAll('li.battle[data-battle] .battle-live')]"
+                ".some((e) => !e.hidden && /room[0-9]/.test(e.textContent))", timeout=60_000)
+        except Exception as e:
+            raise AssertionError(f"no live battle on the TV: {console} "
+                                 f"{tv.inner_html('#tourney-board')[:1500]}") from e
         assert not console, console  # no script error, nothing refused by the CSP
         live_on_tv(tv, director)
         # Room 1's host tablet, to see the link banner later.
