@@ -97,11 +97,18 @@ cut_after_last() {
   truncate -s $(( $(part_end "$img" "$last") * SECTOR )) "$img"
 }
 
-# make_data_fs IMG N LABEL: a fresh ext4 file system for the box's data.
+# make_data_fs IMG N LABEL: a fresh ext4 file system for the box's data. It ships small
+# and grows to the card at first boot (resize2fs keeps the block size and inodes per
+# group), so it is made for the grown size, not for the small one mke2fs would guess
+# ("small": 1 KiB blocks and an inode per 4 KiB, gigabytes of inode tables on a big card):
+# 4 KiB blocks, an inode per 64 KiB (media are files of tens of KiB and more), no reserved
+# blocks (no root daemon writes here), inode tables and journal written now rather than by
+# a background thread on the box's first boot.
 make_data_fs() {
   local img=$1 n=$2 label=$3 dev rc=0
   dev=$(part_loop "$img" "$n")
-  mkfs.ext4 -q -F -L "$label" -m 0 "$dev" || rc=$?
+  mkfs.ext4 -q -F -L "$label" -T default -b 4096 -i 65536 -m 0 \
+    -E lazy_itable_init=0,lazy_journal_init=0 "$dev" || rc=$?
   losetup -d "$dev"
   return "$rc"
 }

@@ -134,6 +134,10 @@ def test_grow_then_shrink_root_then_append_data(image):
     fields = ext4(image, 3)
     assert fields["Filesystem volume name"] == "svoyak-data"
     assert fs_sectors(fields) == data["size"]
+    # Made for the card it grows to, not for its shipped size (mke2fs's "small" type).
+    assert fields["Block size"] == "4096"
+    assert int(fields["Inode count"]) * 65536 == pytest.approx(16 * MIB, rel=0.1)
+    assert fields["Reserved block count"] == "0"
     loop = sh('part_loop "$1" 1', str(image))
     try:
         fat = subprocess.run(["fsck.vfat", "-n", loop], capture_output=True, text=True)
