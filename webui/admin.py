@@ -3,6 +3,7 @@ library and protocol export. Handlers call the library and store; no logic of th
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import tempfile
@@ -118,19 +119,36 @@ def _library() -> Any:
 @bp.post("/packages")
 def upload_package() -> Any:
     lib = _library()
-    upload = request.files.get("file")
+    try:  # Werkzeug spools the body to a temporary file (TMPDIR: the data partition)
+        upload = request.files.get("file")
+    except OSError as e:
+        return _upload_failed(e)
     if upload is None or not upload.filename:
         return jsonify({"ok": False, "error": i18n.translate("admin.no_file", lang())}), 400
     name = secure_filename(upload.filename) or "package"
-    with tempfile.TemporaryDirectory() as tmp:
+    # Staged on the data partition (the root file system is small, or RAM under an
+    # overlay root), beside the library it goes into.
+    staging = services().data_dir / "tmp"
+    staging.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=staging) as tmp:
         path = Path(tmp) / name
-        upload.save(path)  # streamed to disk by Werkzeug, never held in memory whole
         try:
+            upload.save(path)  # streamed to disk by Werkzeug, never held in memory whole
             package_id = lib.import_file(path)
-        except (PackageError, LibraryError, ValueError, OSError) as e:
+        except OSError as e:
+            return _upload_failed(e)
+        except (PackageError, LibraryError, ValueError) as e:
             return jsonify({"ok": False, "error": str(e)}), 400
     hub().broadcast()
     return jsonify({"ok": True, "package": lib.info(package_id).to_json()})
+
+
+def _upload_failed(e: OSError) -> Any:
+    """A full card says so (nothing was added, nothing else changed); other I/O errors as
+    they are."""
+    if e.errno == errno.ENOSPC:
+        return jsonify({"ok": False, "error": i18n.translate("admin.disk_full", lang())}), 507
+    return jsonify({"ok": False, "error": str(e)}), 400
 
 
 @bp.get("/packages/<int:pid>")

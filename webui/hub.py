@@ -11,7 +11,9 @@ growing lists of a view carry their last page; the host asks for older pages (`h
 
 from __future__ import annotations
 
+import errno
 import logging
+import sqlite3
 import threading
 import time
 from collections import Counter
@@ -432,7 +434,14 @@ class Hub:
         except FutureTimeout:
             return refusal("Коробка не ответила вовремя.", "The box did not answer in time.",
                            "busy")
-        except Exception:  # a bug in an engine must still answer the screen
+        except Exception as e:  # a bug in an engine must still answer the screen
+            if _disk_full(e):
+                # The commit failed, so the game is as it was before this command.
+                return refusal("Карта памяти заполнена: действие не записано, игра как была. "
+                               "Освободите место (удалите старые пакеты).",
+                               "The memory card is full: the action was not recorded, the "
+                               "game is as it was. Free some space (delete old packages).",
+                               "disk_full")
             log.exception("command %r failed", command.type)
             return refusal("Команда не выполнена (ошибка).", "The command failed (an error).",
                            "error")
@@ -745,3 +754,10 @@ class Hub:
 
 
 TOO_FAST = refusal("Слишком часто.", "Too fast.", "rate_limited")
+
+
+def _disk_full(e: BaseException) -> bool:
+    """SQLite's "database or disk is full", or a write that found no space."""
+    if isinstance(e, sqlite3.Error):
+        return getattr(e, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+    return isinstance(e, OSError) and e.errno == errno.ENOSPC
