@@ -272,6 +272,18 @@ def test_serve_wires_loop_buttons_and_web_ui(tmp_path: Path) -> None:
         again.close()
 
 
+def test_board_says_why_there_is_no_wifi(kit: Kit) -> None:
+    """The box identity tool could not make a Wi-Fi password (so no access point came up):
+    the TV's idle screen says so instead of showing an empty QR code."""
+    c = kit.app.test_client()
+    assert 'id="idle-wifi-off"' not in c.get("/board").get_data(as_text=True)
+    kit.services.settings.update({"wifi": {"ssid": ""},
+                                  "wifi_error": "the box's Wi-Fi identity could not be made"})
+    body = c.get("/board").get_data(as_text=True)
+    assert 'id="idle-wifi-off"' in body and "identity could not be made" in body
+    assert 'id="idle-wifi"' not in body
+
+
 def test_serve_without_gpio_shows_the_host_why_the_buttons_are_off(tmp_path: Path) -> None:
     """Without --simulate and without a usable GPIO chip (this machine), the box serves the
     screens, never hands out simulated buttons, and the host's view carries the fault that
@@ -368,6 +380,30 @@ def test_serve_feeds_the_systemd_watchdog(tmp_path: Path, monkeypatch: pytest.Mo
     finally:
         box.close()
         sock.close()
+
+
+def test_venue_network_mode_is_asked_of_the_box_setup_tool(tmp_path: Path) -> None:
+    """The admin page's network switch writes the same request file (the tool applies it,
+    tests/test_provisioning.py); a bad venue Wi-Fi is refused and writes nothing."""
+    k = make_kit(tmp_path, simulate=False)
+    try:
+        c, _ = login(k)
+        assert 'id="network-form"' in c.get("/admin/").get_data(as_text=True)
+        r = c.post("/admin/settings", data={"network": "venue-wifi", "venue_ssid": "",
+                                            "venue_password": ""})
+        assert r.status_code == 400 and not (tmp_path / "wifi-request.json").exists()
+        r = c.post("/admin/settings", data={"network": "mesh"})
+        assert r.status_code == 400 and not (tmp_path / "wifi-request.json").exists()
+        r = c.post("/admin/settings", data={"network": "venue-wifi", "venue_ssid": "Bar",
+                                            "venue_password": "bar password"})
+        assert r.status_code == 200
+        request = json.loads((tmp_path / "wifi-request.json").read_text())
+        assert request == {"network": "venue-wifi", "ssid": "Bar", "password": "bar password"}
+        c.post("/admin/settings", data={"network": "venue-ethernet"})
+        assert json.loads((tmp_path / "wifi-request.json").read_text()) == {
+            "network": "venue-ethernet"}
+    finally:
+        k.close()
 
 
 def test_wifi_change_is_asked_of_the_box_setup_tool(tmp_path: Path) -> None:

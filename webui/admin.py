@@ -68,6 +68,14 @@ def save_settings() -> Any:
                 changes["wifi"] = {"ssid": ssid, "password": password}
             else:
                 message = "admin.wifi_requested"
+    if "network" in f:  # the venue network mode, applied by the box's set-up tool (root)
+        mode, vssid, vpass = f["network"], f.get("venue_ssid", "").strip(), f.get(
+            "venue_password", "")
+        if mode not in ("hotspot", "venue-wifi", "venue-ethernet") or mode == "venue-wifi" and (
+                not 1 <= len(vssid.encode()) <= 32 or vpass and not 8 <= len(vpass) <= 63):
+            return _back("admin.network_bad", 400)
+        services().settings.request_wifi(vssid, vpass, network=mode)
+        message = "admin.network_requested"
     if "volume" in f:
         try:
             volume = float(f["volume"])

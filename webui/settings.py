@@ -164,9 +164,14 @@ class Settings:
             self._fresh()
             return str(self._data["pin"])
 
-    def request_wifi(self, ssid: str, password: str) -> None:
-        """Ask for a new Wi-Fi name and password (see WIFI_REQUEST)."""
-        text = json.dumps({"ssid": ssid, "password": password}, ensure_ascii=False)
+    def request_wifi(self, ssid: str, password: str, network: str | None = None) -> None:
+        """Ask for a new Wi-Fi name and password (see WIFI_REQUEST), or with `network` for
+        a network mode: "hotspot", "venue-wifi" (ssid/password are the venue's) or
+        "venue-ethernet"."""
+        body: dict[str, str] = {"ssid": ssid, "password": password}
+        if network is not None:
+            body = {"network": network, **(body if network == "venue-wifi" else {})}
+        text = json.dumps(body, ensure_ascii=False)
         durable.write_bytes(self.path.parent / WIFI_REQUEST, text.encode("utf-8"))
 
     def public(self) -> dict[str, Any]:
