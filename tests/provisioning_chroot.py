@@ -19,6 +19,12 @@ ROOT = Path(__file__).resolve().parent.parent
 SUITE = "bookworm"
 # What site.yml needs to run at all: Python for Ansible's modules, systemd for the units.
 INCLUDE = "python3,python3-apt,systemd,systemd-sysv,ca-certificates,gpg"
+# A foreign-architecture tree (arm64 under qemu-user-static) also serves the quick smoke
+# test, which installs the wheel without running site.yml: a virtualenv and nmcli.
+# (network-manager comes after debootstrap, whose resolver cannot choose among the virtual
+# packages it depends on: dbus-system-bus, logind).
+FOREIGN_INCLUDE = INCLUDE + ",python3-venv,python3-pip"
+FOREIGN_EXTRA = ["dbus", "network-manager"]
 
 
 def cache_dir() -> Path:
@@ -70,20 +76,26 @@ def host_arch() -> str:
     ).stdout.strip()
 
 
-def base_tree(log=print) -> Path:
-    """The pristine debootstrap tree, made on the first call and reused afterwards."""
+def base_tree(log=print, arch: str | None = None) -> Path:
+    """The pristine debootstrap tree for `arch` (default: this machine's), made on the
+    first call and reused afterwards. A foreign architecture runs through qemu-user-static's
+    binfmt handler (scripts/test-deps.sh registers it)."""
+    arch = arch or host_arch()
     cache = cache_dir()
-    base = cache / f"{SUITE}-{host_arch()}-base"
+    base = cache / f"{SUITE}-{arch}-base"
     if (base / ".complete").exists():
         return base
-    tmp = cache / f"{base.name}.tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    log(f"debootstrap {SUITE} into {tmp} (first run only)")
+    tmp = cache / f"{base.name}.tmp.{os.getpid()}"
+    remove_tree(tmp)
+    include = INCLUDE if arch == host_arch() else FOREIGN_INCLUDE
+    log(f"debootstrap {SUITE} {arch} into {tmp} (first run only)")
     subprocess.run(
-        ["debootstrap", "--variant=minbase", f"--arch={host_arch()}", f"--include={INCLUDE}",
+        ["debootstrap", "--variant=minbase", f"--arch={arch}", f"--include={include}",
          SUITE, str(tmp), debian_mirror()],
         check=True, stdout=subprocess.DEVNULL,
     )
+    if arch != host_arch():
+        finish_foreign(tmp)
     # Package scripts must never start services in the build tree (as in image-build).
     policy = tmp / "usr/sbin/policy-rc.d"
     policy.write_text("#!/bin/sh\nexit 101\n")
@@ -93,8 +105,25 @@ def base_tree(log=print) -> Path:
     for f in ("var/cache/apt/archives", "root/.cache/pip"):
         (tmp / f).mkdir(parents=True, exist_ok=True)
     (tmp / ".complete").touch()
-    tmp.rename(base)
+    try:
+        tmp.rename(base)
+    except OSError:  # another process finished the same tree first: keep that one
+        remove_tree(tmp)
     return base
+
+
+def finish_foreign(tree: Path) -> None:
+    """What debootstrap could not install into a foreign tree, with the tree's own apt."""
+    policy = tree / "usr/sbin/policy-rc.d"
+    policy.write_text("#!/bin/sh\nexit 101\n")
+    policy.chmod(0o755)
+    for f in ("var/cache/apt/archives", "root/.cache/pip"):
+        (tree / f).mkdir(parents=True, exist_ok=True)
+    apt = ("DEBIAN_FRONTEND=noninteractive apt-get -q -y -o Dpkg::Use-Pty=0 "
+           "--no-install-recommends")
+    run_in_namespace(tree, f"chroot '{tree}' sh -c 'dpkg --configure -a || true; "
+                     f"{apt} -f install && {apt} install {' '.join(FOREIGN_EXTRA)}'",
+                     check=True, stdout=subprocess.DEVNULL)
 
 
 def remove_tree(tree: Path) -> None:
@@ -114,19 +143,35 @@ def run_dir() -> Path:
     return cache / f"run-{os.getpid()}"
 
 
-def fresh_copy(dest: Path) -> Path:
+def provision_arch() -> str:
+    """The architecture of the tree the provisioning test applies site.yml to: this
+    machine's, or SVOYAK_TEST_ARCH (`make test-arm64` sets arm64, run under qemu)."""
+    return os.environ.get("SVOYAK_TEST_ARCH") or host_arch()
+
+
+def fresh_copy(dest: Path, arch: str | None = None) -> Path:
     """A fresh copy of the base tree at dest (replacing what was there)."""
-    base = base_tree()
+    base = base_tree(arch=arch)
     remove_tree(dest)
     subprocess.run(["cp", "-a", str(base), str(dest)], check=True)
     return dest
+
+
+def tree_arch(tree: Path) -> str:
+    """The architecture of a tree's binaries (its /bin/sh's ELF machine field)."""
+    machine = int.from_bytes((tree / "usr/bin/dash").read_bytes()[18:20], "little")
+    return {0x3E: "amd64", 0xB7: "arm64"}.get(machine, host_arch())
 
 
 def mount_script(tree: Path) -> str:
     """Shell lines that mount what a chroot run needs; run inside `unshare --mount`, so the
     mounts vanish with the process even if the test is killed."""
     cache = cache_dir()
-    apt, pip = cache / "apt-archives", cache / "pip"
+    # One .deb cache per architecture: apt locks its archive directory for a whole
+    # install, so an amd64 and an arm64 run sharing one would fail on each other's lock.
+    arch = tree_arch(tree)
+    apt = cache / ("apt-archives" if arch == host_arch() else f"apt-archives-{arch}")
+    pip = cache / "pip"
     apt.mkdir(exist_ok=True)
     pip.mkdir(exist_ok=True)
     return "\n".join([

@@ -20,6 +20,7 @@ import stat
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -88,38 +89,111 @@ def box_setup():
     return mod
 
 
-KEYFILE = """[connection]
-id=svoyak-hotspot
-type=wifi
-[wifi]
-mode=ap
-ssid=Svoyak-0000
-[wifi-security]
-key-mgmt=wpa-psk
-psk=set-at-first-boot
-"""
+def render_template(name: str, **extra: object) -> str:
+    """A role's template with the playbook's defaults (for the tests that need no chroot)."""
+    import jinja2
+    import yaml
+
+    defaults = yaml.safe_load((PROV / "group_vars/all.yml").read_text())
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    env.filters["to_uuid"] = lambda v: str(uuid.uuid5(uuid.NAMESPACE_URL, v))
+    path = next(PROV.glob(f"roles/*/templates/{name}"))
+    return env.from_string(path.read_text()).render(
+        **{**defaults, "ansible_managed": "test", **extra})
+
+
+KEYFILE = render_template("svoyak-hotspot.nmconnection.j2")
+
+
+def setup_args(tmp_path: Path) -> list[str]:
+    template = tmp_path / "hotspot.nmconnection.in"
+    template.write_text(KEYFILE)
+    return ["--data", str(tmp_path / "data"), "--keyfile", str(tmp_path / "hotspot.nmconnection"),
+            "--template", str(template), "--user", "nobody-here"]
+
+
+def nm_parse(keyfile: str) -> dict[str, dict[str, str]]:
+    """The keyfile as NetworkManager itself reads it: `nmcli --offline` parses the keyfile
+    on stdin and writes it back out in its own rendering (which is then plain)."""
+    need("nmcli")
+    r = subprocess.run(["nmcli", "--offline", "connection", "modify", "connection.id", "t"],
+                       input=keyfile, capture_output=True, text=True, env=clean_env())
+    assert r.returncode == 0, r.stderr + keyfile
+    return nm_sections(r.stdout)
+
+
+def nm_sections(text: str) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    section = ""
+    for line in text.splitlines():
+        if line.startswith("["):
+            section = line.strip("[]")
+            out[section] = {}
+        elif "=" in line:
+            k, v = line.split("=", 1)
+            out[section][k] = v
+    return out
+
+
+def nm_reference(ssid: str, psk: str, mode: str = "ap") -> dict[str, dict[str, str]]:
+    """What NetworkManager writes for this SSID and password given on its command line (no
+    key file escaping of ours involved)."""
+    r = subprocess.run(["nmcli", "--offline", "connection", "add", "type", "wifi",
+                        "con-name", "t", "ssid", ssid, "wifi.mode", mode,
+                        "wifi-sec.key-mgmt", "wpa-psk", "wifi-sec.psk", psk],
+                       capture_output=True, text=True, env=clean_env())
+    assert r.returncode == 0, r.stderr
+    return nm_sections(r.stdout)
+
+
+HOSTILE = [
+    ("pass\\word1", "pass\\word1"),                 # the issue's two cases
+    ("pa\\sword1", "pa\\sword1"),
+    ("semi;colon;", "semi;colon;pw"),
+    ("65;66;", "12345678"),                            # would read as the bytes "AB"
+    ("#not a comment", "#hash#hash"),
+    ('"quoted" \'ssid\'', '"quoted" \'pw\''),
+    (" leading and trailing ", " leading space pw "),
+    ("Квиз клуб «Сова»", "ascii only pw"),
+    ("x" * 32, "y" * 63),
+    ("back\\;slash", "8chars;\\"),
+    ("tab\there", "abc\\ndef"),
+]
+
+
+@pytest.mark.parametrize("ssid,psk", HOSTILE)
+def test_keyfile_values_survive_networkmanagers_own_parser(box_setup, ssid, psk):
+    text = box_setup.render_keyfile(KEYFILE, ssid, psk)
+    parsed, ref = nm_parse(text), nm_reference(ssid, psk)
+    assert parsed["wifi"]["ssid"] == ref["wifi"]["ssid"], text
+    assert parsed["wifi-security"]["psk"] == ref["wifi-security"]["psk"], text
+    assert parsed["wifi"]["mode"] == "ap" and parsed["connection"].get("autoconnect") != "false"
+    venue = box_setup.venue_keyfile({"mode": "venue-wifi", "ssid": ssid, "password": psk},
+                                    "wlan0")
+    parsed, ref = nm_parse(venue), nm_reference(ssid, psk, "infrastructure")
+    assert (parsed["wifi"]["ssid"], parsed["wifi-security"]["psk"]) == (
+        ref["wifi"]["ssid"], ref["wifi-security"]["psk"]), venue
 
 
 def test_box_identity_is_made_once_and_kept(box_setup, tmp_path, capsys):
+    args = setup_args(tmp_path)
     key = tmp_path / "hotspot.nmconnection"
-    key.write_text(KEYFILE)
-    key.chmod(0o600)
-    args = ["--data", str(tmp_path / "data"), "--keyfile", str(key), "--user", "nobody-here"]
     assert box_setup.main(args) == 0
     box = json.loads((tmp_path / "data/box.json").read_text())
     ssid, psk, pin = box["wifi"]["ssid"], box["wifi"]["password"], box["host_pin"]
     assert re.fullmatch(r"Svoyak-[A-Z2-9]{4}", ssid)
     assert re.fullmatch(r"[a-z2-9]{10}", psk) and not set(psk) & set("01ilo")
     assert re.fullmatch(r"\d{4}", pin)
-    text = key.read_text()
-    assert f"ssid={ssid}\n" in text and f"psk={psk}\n" in text and "mode=ap" in text
+    parsed = nm_parse(key.read_text())
+    assert parsed["wifi"]["ssid"] == ssid and parsed["wifi-security"]["psk"] == psk
+    assert parsed["wifi"]["mode"] == "ap" and parsed["connection"].get("autoconnect") != "false"
     assert stat.S_IMODE(key.stat().st_mode) == 0o600
     assert stat.S_IMODE((tmp_path / "data/box.json").stat().st_mode) == 0o640
     settings_path = tmp_path / "data/settings.json"
     settings = json.loads(settings_path.read_text())
     assert stat.S_IMODE(settings_path.stat().st_mode) == 0o600
     assert settings["wifi"] == box["wifi"] and settings["pin"] == pin
-    assert settings["host_url"] == "http://10.42.0.1/host"
+    assert settings["host_url"] == "http://10.42.0.1/host" and "wifi_error" not in settings
     # The next boot: same identity, nothing rewritten.
     mtime = key.stat().st_mtime_ns
     assert box_setup.main(args) == 0
@@ -134,17 +208,81 @@ def test_box_identity_is_made_once_and_kept(box_setup, tmp_path, capsys):
     assert settings["pin"] == "9876" and settings["wifi"]["ssid"] == ssid
     # Changing the Wi-Fi by hand.
     assert box_setup.main([*args, "--ssid", "Club quiz", "--psk", "long enough pw"]) == 0
-    assert "ssid=Club quiz\n" in key.read_text() and "psk=long enough pw\n" in key.read_text()
+    parsed = nm_parse(key.read_text())
+    assert (parsed["wifi"]["ssid"], parsed["wifi-security"]["psk"]) == ("Club quiz",
+                                                                         "long enough pw")
     assert box_setup.main([*args, "--psk", "short"]) == 2
     assert "8 to 63" in capsys.readouterr().err
-    assert "psk=long enough pw\n" in key.read_text()
+    assert nm_parse(key.read_text())["wifi-security"]["psk"] == "long enough pw"
+
+
+def test_no_identity_means_no_access_point_and_the_tv_says_why(box_setup, tmp_path):
+    """A first boot whose identity cannot be made (here: a fixed password that is too
+    short) leaves no access point keyfile at all, never one with a known password, and
+    settings.json tells the TV what happened."""
+    args = setup_args(tmp_path)
+    key = tmp_path / "hotspot.nmconnection"
+    key.write_text(KEYFILE + "psk=set-at-first-boot\n")  # a stale keyfile of an old image
+    fixed = tmp_path / "wifi.json"
+    fixed.write_text('{"ssid": "Club", "password": "short"}')
+    assert box_setup.main([*args, "--fixed", str(fixed)]) == 2
+    assert not key.exists()
+    settings = json.loads((tmp_path / "data/settings.json").read_text())
+    assert "8 to 63" in settings["wifi_error"] and settings["wifi"]["ssid"] == ""
+    # Fixed properly: the access point and the QR code come back, the error goes.
+    fixed.write_text('{"ssid": "Club", "password": "a fixed pw;\\\\"}')
+    assert box_setup.main([*args, "--fixed", str(fixed)]) == 0
+    assert nm_parse(key.read_text())["wifi-security"]["psk"] == nm_reference(
+        "Club", "a fixed pw;\\")["wifi-security"]["psk"]
+    settings = json.loads((tmp_path / "data/settings.json").read_text())
+    assert "wifi_error" not in settings and settings["wifi"]["ssid"] == "Club"
+
+
+def test_venue_network_mode_and_back(box_setup, tmp_path):
+    """The admin page asks to join the venue's Wi-Fi: a client keyfile that outranks the
+    access point, whose own keyfile stays (for the fallback) without autoconnect; the TV's
+    QR codes name the venue's Wi-Fi and svoyak.local. Ethernet, then back to the hotspot."""
+    args = setup_args(tmp_path)
+    data, key = tmp_path / "data", tmp_path / "hotspot.nmconnection"
+    venue = tmp_path / "svoyak-venue.nmconnection"
+    assert box_setup.main(args) == 0
+    own = json.loads((data / "box.json").read_text())["wifi"]
+    request = data / "wifi-request.json"
+    request.write_text(json.dumps({"network": "venue-wifi", "ssid": "Bar; Wi-Fi",
+                                   "password": "bar pass\\1"}))
+    assert box_setup.main([*args, "--request", str(request)]) == 0
+    parsed = nm_parse(venue.read_text())
+    assert parsed["wifi"]["mode"] == "infrastructure"
+    assert parsed["wifi"]["ssid"] == nm_reference("Bar; Wi-Fi", "x" * 8)["wifi"]["ssid"]
+    assert parsed["wifi-security"]["psk"] == "bar pass\\\\1"  # NM's own escaping
+    assert int(parsed["connection"]["autoconnect-priority"]) > 100
+    assert stat.S_IMODE(venue.stat().st_mode) == 0o600
+    assert nm_parse(key.read_text())["connection"]["autoconnect"] == "false"
+    settings = json.loads((data / "settings.json").read_text())
+    assert settings["wifi"]["ssid"] == "Bar; Wi-Fi"
+    assert settings["host_url"] == "http://svoyak.local/host"
+    box = json.loads((data / "box.json").read_text())
+    assert box["wifi"] == own and box["network"]["mode"] == "venue-wifi"
+    # A refused venue request changes nothing.
+    request.write_text(json.dumps({"network": "venue-wifi", "ssid": "", "password": ""}))
+    assert box_setup.main([*args, "--request", str(request)]) == 2
+    assert json.loads((data / "box.json").read_text()) == box
+    request.write_text(json.dumps({"network": "venue-ethernet"}))
+    assert box_setup.main([*args, "--request", str(request)]) == 0
+    assert nm_parse(venue.read_text())["connection"]["type"] == "ethernet"
+    assert json.loads((data / "settings.json").read_text())["wifi"]["ssid"] == ""
+    request.write_text(json.dumps({"network": "hotspot"}))
+    assert box_setup.main([*args, "--request", str(request)]) == 0
+    assert not venue.exists()
+    assert nm_parse(key.read_text())["connection"].get("autoconnect") != "false"
+    settings = json.loads((data / "settings.json").read_text())
+    assert settings["wifi"] == own and settings["host_url"] == "http://10.42.0.1/host"
 
 
 def test_wifi_change_requested_by_the_app(box_setup, tmp_path, capsys):
+    args = setup_args(tmp_path)
     key = tmp_path / "hotspot.nmconnection"
-    key.write_text(KEYFILE)
     data = tmp_path / "data"
-    args = ["--data", str(data), "--keyfile", str(key), "--user", "nobody-here"]
     assert box_setup.main(args) == 0
     request = data / "wifi-request.json"
     request.write_text(json.dumps({"ssid": "Квиз клуб", "password": "novyi parol 2026"}))
@@ -156,7 +294,8 @@ def test_wifi_change_requested_by_the_app(box_setup, tmp_path, capsys):
     # No request: nothing to do.
     assert box_setup.main([*args, "--request", str(request)]) == 0
     # Refused, and removed so the path unit does not fire again and again.
-    for bad in ('{"ssid": "x", "password": "short"}', '{"pin": "1234"}', "not json"):
+    for bad in ('{"ssid": "x", "password": "short"}', '{"pin": "1234"}', "not json",
+                '{"network": "mesh"}'):
         request.write_text(bad)
         assert box_setup.main([*args, "--request", str(request)]) == 2
         assert not request.exists()
@@ -183,6 +322,8 @@ def play(tree: Path, wheel: Path) -> str:
         "svoyak_firmware_config": True,   # ...but the firmware file edits, on stand-ins
         "svoyak_wheel": str(wheel),
         "svoyak_data_device": "LABEL=svoyak-data",
+        # The overlay root too (overlayroot is a Debian package; no initramfs is built here).
+        "svoyak_readonly": True, "svoyak_readonly_force": True,
         # pip must trust what the build host trusts (a TLS-inspecting proxy, say).
         "svoyak_pip_env": {"PIP_CERT": "/etc/ssl/host-ca.crt"},
     }
@@ -205,13 +346,14 @@ def tree(tmp_path_factory):
                     str(ROOT)], check=True, capture_output=True)
     wheel = next(dist.glob("svoyak-*.whl"))
     # One tree per test process: two runs at once (a developer's and CI's) never share it.
-    root = chroot.fresh_copy(chroot.run_dir())
+    root = chroot.fresh_copy(chroot.run_dir(), arch=chroot.provision_arch())
     firmware = root / "boot/firmware"
     firmware.mkdir(parents=True)
     (firmware / "config.txt").write_text("[all]\narm_64bit=1\n")
     (firmware / "cmdline.txt").write_text(
         "console=serial0,115200 console=tty1 root=PARTUUID=0a1b2c3d-02 rootfstype=ext4 "
-        "fsck.repair=yes rootwait cfg80211.ieee80211_regdom=GB\n")
+        "fsck.repair=yes rootwait cfg80211.ieee80211_regdom=GB video=HDMI-A-1:1920x1080@60D "
+        "overlayroot=tmpfs\n")  # what raspi-config's overlay option and earlier boxes left
     try:
         first = play(root, wheel)
         second = play(root, wheel)
@@ -230,7 +372,8 @@ def test_first_run_changes_and_second_run_changes_nothing(tree):
     _, first, second = tree
     assert recap(first)[1] > 20
     ok, changed, unreachable, failed = recap(second)
-    assert (changed, unreachable, failed) == (0, 0, 0), second[-6000:]
+    tasks = re.findall(r"^TASK \[(.+?)\] \**\n(?:.*\n)*?changed: ", second, re.M)
+    assert (changed, unreachable, failed) == (0, 0, 0), (tasks, second[-6000:])
 
 
 def in_root(root: Path, *cmd: str) -> subprocess.CompletedProcess:
@@ -268,6 +411,13 @@ def test_service_runs_svoyak_serve_as_its_own_user_with_a_watchdog(tree):
     assert svc["NotifyAccess"] == "all"  # gunicorn's worker feeds the watchdog
     assert svc["Restart"] == "on-failure" and int(svc["WatchdogSec"]) > 0
     assert svc["AmbientCapabilities"] == "CAP_NET_BIND_SERVICE"
+    # lgpio's notification pipe: made in LG_WD, opened relative to the working directory;
+    # both must be the (writable) state directory, never the read-only root.
+    assert svc["WorkingDirectory"] == "/var/lib/svoyak"
+    assert "LG_WD=/var/lib/svoyak" in svc["Environment"].split()
+    assert svc["StateDirectory"] == "svoyak svoyak/tmp" and svc["ProtectSystem"] == "strict"
+    # Uploads are staged on the data partition, never on the small (or RAM) root.
+    assert "TMPDIR=/var/lib/svoyak/tmp" in svc["Environment"].split()
     passwd = (root / "etc/passwd").read_text()
     assert re.search(r"^svoyak:x:\d+:\d+:.*:/usr/sbin/nologin$", passwd, re.M)
     group = (root / "etc/group").read_text()
@@ -276,6 +426,19 @@ def test_service_runs_svoyak_serve_as_its_own_user_with_a_watchdog(tree):
     assert stat.S_IMODE(data.st_mode) == 0o750
     assert re.search(r"^LABEL=svoyak-data\s+/var/lib/svoyak\s+ext4\s+\S*nofail",
                      (root / "etc/fstab").read_text(), re.M)
+
+
+def test_service_exposure_is_at_most_3(tree):
+    """systemd's own review of the unit's sandbox (offline, on the provisioned tree)."""
+    root, _, _ = tree
+    r = subprocess.run(["systemd-analyze", "security", "--offline=true", f"--root={root}",
+                        "--threshold=30", "--no-pager", "svoyak.service"],
+                       capture_output=True, text=True)
+    m = re.search(r"Overall exposure level for svoyak\.service: (\d+\.\d)", r.stdout)
+    assert m, r.stdout + r.stderr
+    assert float(m[1]) <= 3.0 and r.returncode == 0, r.stdout
+    svc = unit(root, "svoyak.service")["Service"]
+    assert svc["DevicePolicy"] == "closed" and svc["DeviceAllow"] == "char-gpiochip rw"
 
 
 def test_svoyak_help_runs_in_the_virtualenv(tree):
@@ -329,37 +492,41 @@ def test_installed_server_says_ready_and_answers_probes(tree):
     assert answers["/captive"][0] == 200 and "Своя игра" in answers["/captive"][2].decode()
 
 
-def test_hotspot_keyfile_parses_and_is_private(tree):
+def test_no_hotspot_keyfile_before_the_first_boot(tree):
+    """The image holds only the keyfile's template (no password of any kind); the
+    access point exists once the box has its own identity."""
     root, _, _ = tree
-    path = root / "etc/NetworkManager/system-connections/svoyak-hotspot.nmconnection"
-    st = path.stat()
-    assert stat.S_IMODE(st.st_mode) == 0o600 and st.st_uid == 0
-    key = configparser.ConfigParser(interpolation=None)
-    key.read_string(path.read_text())
-    assert key["connection"]["type"] == "wifi"
-    assert key["wifi"]["mode"] == "ap" and key["wifi"]["band"] == "bg"
-    assert key["wifi"]["channel"] == "6"
-    assert key["wifi-security"]["key-mgmt"] == "wpa-psk" and key["wifi-security"]["proto"] == "rsn"
-    assert key["ipv4"]["method"] == "shared" and key["ipv4"]["address1"] == "10.42.0.1/24"
-    # NetworkManager's own keyfile parser (nmcli --offline reads a keyfile on stdin).
-    r = subprocess.run(["chroot", str(root), "nmcli", "--offline", "connection", "modify",
-                        "connection.id", "svoyak-hotspot"], input=path.read_text(),
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert "mode=ap" in r.stdout and "ssid=Svoyak-" in r.stdout
+    template = root / "etc/svoyak/svoyak-hotspot.nmconnection.in"
+    keys = [line.split("=", 1)[0] for line in template.read_text().splitlines()]
+    assert "psk" not in keys and "ssid" not in keys and "mode" in keys
+    assert not (root / "etc/NetworkManager/system-connections/svoyak-hotspot.nmconnection"
+                ).exists()
 
 
 def test_first_boot_identity_inside_the_tree(tree):
     root, _, _ = tree
-    r = in_root(root, "/usr/local/sbin/svoyak-box-setup", "--data", "/var/lib/svoyak")
+    svc = unit(root, "svoyak-box-setup.service")["Service"]["ExecStart"].split()
+    r = in_root(root, *svc)
     assert r.returncode == 0, r.stderr
     box = json.loads((root / "var/lib/svoyak/box.json").read_text())
-    text = (root / "etc/NetworkManager/system-connections/svoyak-hotspot.nmconnection").read_text()
-    assert f"ssid={box['wifi']['ssid']}\n" in text
-    assert f"psk={box['wifi']['password']}\n" in text
+    path = root / "etc/NetworkManager/system-connections/svoyak-hotspot.nmconnection"
+    st = path.stat()
+    assert stat.S_IMODE(st.st_mode) == 0o600 and st.st_uid == 0
+    key = nm_parse(path.read_text())  # NetworkManager's own parser, as the box's will read it
+    assert key["connection"]["type"] == "wifi"
+    assert key["wifi"]["mode"] == "ap" and key["wifi"]["band"] == "bg"
+    assert key["wifi"]["channel"] == "6"
+    assert key["wifi"]["ssid"] == box["wifi"]["ssid"]
+    assert key["wifi-security"]["psk"] == box["wifi"]["password"]
+    assert key["wifi-security"]["key-mgmt"] == "wpa-psk"
+    assert key["wifi-security"]["proto"] == "rsn;"  # NetworkManager writes lists with ";"
+    assert key["ipv4"]["method"] == "shared" and key["ipv4"]["address1"] == "10.42.0.1/24"
     settings = root / "var/lib/svoyak/settings.json"
     uid = int(re.search(r"^svoyak:x:(\d+):", (root / "etc/passwd").read_text(), re.M)[1])
     assert settings.stat().st_uid == uid and stat.S_IMODE(settings.stat().st_mode) == 0o600
+    r = subprocess.run(["systemctl", f"--root={root}", "is-enabled",
+                        "svoyak-network-fallback.service"], capture_output=True, text=True)
+    assert r.stdout.split() == ["enabled"], r.stdout + r.stderr
 
 
 def test_dns_answers_every_name_with_the_box(tree):
@@ -373,6 +540,8 @@ def test_kiosk_shows_the_board(tree):
     root, _, _ = tree
     svc = unit(root, "svoyak-kiosk.service")
     assert svc["Service"]["ExecStart"].startswith("/usr/bin/cage ")
+    # The last connected output: a TV on either HDMI port, never one board on two screens.
+    assert svc["Service"]["ExecStart"].split()[1:5] == ["-d", "-s", "-m", "last"]
     assert svc["Service"]["Restart"] == "always" and svc["Service"]["User"] == "svoyak-kiosk"
     assert svc["Service"]["PAMName"] == "svoyak-kiosk"
     assert (root / "etc/pam.d/svoyak-kiosk").exists()
@@ -380,10 +549,20 @@ def test_kiosk_shows_the_board(tree):
     launcher = root / "usr/local/bin/svoyak-kiosk-browser"
     text = launcher.read_text()
     assert "url='http://localhost/board'" in text
+    assert "file:///usr/local/share/svoyak-kiosk/starting.html?patience=40&url=" in text
+    assert "curl" not in text  # no waiting on a black screen
     for flag in ("--kiosk", "--noerrdialogs", "--disable-session-crashed-bubble"):
         assert flag in text
     r = subprocess.run(["shellcheck", str(launcher)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout
+    assert (root / "usr/local/share/svoyak-kiosk/starting.html").read_text() == (
+        PROV / "roles/kiosk/files/starting.html").read_text()
+    rule = (root / "etc/udev/rules.d/70-svoyak-kiosk-hotplug.rules").read_text()
+    assert 'SUBSYSTEM=="drm"' in rule and "svoyak-kiosk-hotplug.service" in rule
+    hotplug = unit(root, "svoyak-kiosk-hotplug.service")["Service"]
+    assert "try-restart svoyak-kiosk.service" in (
+        root / "etc/systemd/system/svoyak-kiosk-hotplug.service").read_text()
+    assert hotplug["Type"] == "oneshot"
 
 
 def test_base_settings(tree):
@@ -396,6 +575,11 @@ def test_base_settings(tree):
         root / "etc/systemd/system.conf.d/svoyak-watchdog.conf").read_text()
     assert re.search(r"^host-name=svoyak$", (root / "etc/avahi/avahi-daemon.conf").read_text(),
                      re.M)
+    # The clock never goes back across reboots: fake-hwclock restores it, saved hourly.
+    assert (root / "sbin/fake-hwclock").exists()
+    r = subprocess.run(["systemctl", f"--root={root}", "is-enabled", "fake-hwclock.service",
+                        "svoyak-clock-save.timer"], capture_output=True, text=True)
+    assert r.stdout.split() == ["enabled", "enabled"], r.stdout + r.stderr
 
 
 def test_firmware_files_edited_once(tree):
@@ -407,5 +591,20 @@ def test_firmware_files_edited_once(tree):
     params = cmdline.split()
     assert params.count("cfg80211.ieee80211_regdom=RU") == 1
     assert not any(p.startswith("cfg80211.ieee80211_regdom=GB") for p in params)
-    assert params.count("video=HDMI-A-1:1920x1080@60D") == 1
+    # No forced HDMI connector by default: it would hide a TV on the other port.
+    assert not any(p.startswith("video=HDMI-A-") for p in params)
     assert params[:3] == ["console=serial0,115200", "console=tty1", "root=PARTUUID=0a1b2c3d-02"]
+
+
+def test_overlay_root_keeps_the_data_partition(tree):
+    """overlayroot with recurse=0 overlays / only: the data partition (its fstab line
+    stays) is mounted as is, so games and the box identity survive a power-off."""
+    root, _, _ = tree
+    params = (root / "boot/firmware/cmdline.txt").read_text().split()
+    assert [p for p in params if p.startswith("overlayroot=")] == ["overlayroot=tmpfs:recurse=0"]
+    conf = (root / "etc/overlayroot.conf").read_text()
+    assert re.findall(r"^overlayroot=.*$", conf, re.M) == ['overlayroot="tmpfs:recurse=0"']
+    assert (root / "usr/share/initramfs-tools/scripts/init-bottom/overlayroot").exists()
+    assert "auto_initramfs=1" in (root / "boot/firmware/config.txt").read_text().split()
+    assert re.search(r"^LABEL=svoyak-data\s+/var/lib/svoyak\s", (root / "etc/fstab").read_text(),
+                     re.M)

@@ -3,12 +3,18 @@
 
 Runs at every boot before NetworkManager (svoyak-box-setup.service). The first time it
 makes the identity and keeps it in the data directory's box.json (on the data partition,
-so it survives an overlay root or a new image); every time it writes the Wi-Fi name and
-password from box.json into the access point's keyfile. Options change the identity:
+so it survives an overlay root or a new image); every time it writes the access point's
+keyfile from its template (which holds no name or password) and box.json, every value
+escaped as NetworkManager's key file format requires. Without a valid identity it writes
+no keyfile at all (and removes an old one): never an access point with a known password;
+settings.json's wifi_error then tells the TV why. Options change the identity:
     svoyak-box-setup --ssid "Club Wi-Fi" --psk "a long password" --pin 4321 --reload
 The admin page asks for a change without root: the app writes {"ssid": ..., "password":
-...} to DATA/wifi-request.json, and svoyak-wifi-request.path runs this tool with
---request, which applies it (or refuses it) and removes the file.
+...} (or {"network": "venue-wifi" | "venue-ethernet" | "hotspot", ...} for the venue
+network mode) to DATA/wifi-request.json, and svoyak-wifi-request.path runs this tool with
+--request, which applies it (or refuses it) and removes the file. With --fallback N (at
+boot, svoyak-network-fallback.service) it starts the box's own access point when the
+venue network is not up within N seconds.
 It also seeds the app's settings.json (webui/settings.py) beside it: the Wi-Fi details and
 host address the TV's idle screen shows (always, from box.json), and the first host PIN
 (only while the app has none: a PIN changed on the admin page is kept).
@@ -18,6 +24,7 @@ Standard library only: it runs with the system's python3, outside the app's virt
 from __future__ import annotations
 
 import argparse
+import contextlib
 import grp
 import json
 import os
@@ -27,6 +34,7 @@ import secrets
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 # No look-alikes (0/o, 1/l/i): the password is read off a TV screen.
@@ -73,22 +81,133 @@ def write_atomic(path: Path, text: str, mode: int, gid: int = -1, uid: int = -1)
         raise
 
 
-def update_keyfile(text: str, ssid: str, psk: str) -> str:
-    """The keyfile with its ssid= and psk= lines replaced, everything else untouched."""
-    text = re.sub(r"(?m)^ssid=.*$", lambda _: f"ssid={ssid}", text)
-    return re.sub(r"(?m)^psk=.*$", lambda _: f"psk={psk}", text)
+def keyfile_string(value: str) -> str:
+    """A string value as a GLib key file stores it (NetworkManager's keyfiles are GLib key
+    files): backslash, newline, tab and carriage return escaped, and a leading space as
+    ``\\s`` (GLib strips unescaped leading whitespace)."""
+    out = value.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
+    out = out.replace("\r", "\\r")
+    return "\\s" + out[1:] if out.startswith(" ") else out
 
 
-def seed_settings(path: Path, box: dict, uid: int, gid: int) -> None:
-    """Merge the box identity into the app's settings file (service user only, 0600)."""
+def keyfile_ssid(ssid: str) -> str:
+    """An SSID for NetworkManager's keyfile. NetworkManager reads ``ssid=`` as bytes: a
+    value ending in ``;`` made of numbers is a byte list, and ``\\;`` is its escape for a
+    semicolon. An SSID with ``;``, a backslash or a control character is therefore written
+    as the byte list, which has no ambiguity; any other as a plain (GLib-escaped) string."""
+    if any(c in ssid for c in ";\\") or any(ord(c) < 32 or ord(c) == 127 for c in ssid):
+        return "".join(f"{b};" for b in ssid.encode())
+    return keyfile_string(ssid)
+
+
+def set_key(text: str, section: str, key: str, value: str | None) -> str:
+    """The keyfile with `key` in `section` set to the already-escaped `value` (or removed
+    for None); other lines untouched."""
+    lines = text.splitlines()
+    out: list[str] = []
+    current, done = None, False
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("[") and stripped.endswith("]"):
+            if current == section and not done and value is not None:
+                blank = 0
+                while out and not out[-1 - blank].strip() and blank < len(out) - 1:
+                    blank += 1
+                out.insert(len(out) - blank, f"{key}={value}")
+                done = True
+            current = stripped[1:-1]
+        elif current == section and stripped.split("=", 1)[0].strip() == key and "=" in line:
+            if value is not None and not done:
+                out.append(f"{key}={value}")
+            done = True
+            continue
+        out.append(line)
+    if not done and value is not None:
+        if current != section:
+            out.append(f"[{section}]")
+        out.append(f"{key}={value}")
+    return "\n".join(out) + "\n"
+
+
+def render_keyfile(template: str, ssid: str, psk: str, autoconnect: bool = True) -> str:
+    """The access point keyfile: the provisioned template (no secret in it) with the box's
+    Wi-Fi name and password, every value escaped as the key file format requires."""
+    text = set_key(template, "wifi", "ssid", keyfile_ssid(ssid))
+    text = set_key(text, "wifi-security", "psk", keyfile_string(psk))
+    return set_key(text, "connection", "autoconnect", "true" if autoconnect else "false")
+
+
+NETWORK_MODES = ("hotspot", "venue-wifi", "venue-ethernet")
+HOTSPOT = "svoyak-hotspot"
+VENUE = "svoyak-venue"
+
+
+def host_url(box: dict) -> str:
+    """The host page's address for the TV's QR code: the access point's fixed address, or
+    the box's mDNS name on a venue network (whose address the box learns only later)."""
+    if box["network"]["mode"] == "hotspot":
+        return f"http://{box['address']}/host"
+    return f"http://{box['hostname']}.local/host"
+
+
+def seed_settings(path: Path, box: dict, uid: int, gid: int, *, error: str | None = None,
+                  hotspot: bool | None = None) -> None:
+    """Merge the box identity into the app's settings file (service user only, 0600): the
+    Wi-Fi the TV's QR code offers (the box's own, or the venue's), the host address, the
+    first PIN, and ``wifi_error`` when there is no Wi-Fi to offer and why."""
     settings = json.loads(path.read_text("utf-8")) if path.exists() else {}
     new = dict(settings)
-    new["wifi"] = dict(box["wifi"])
-    new["host_url"] = box["host_url"]
-    if not new.get("pin"):
+    if error is not None:
+        new["wifi"] = {"ssid": "", "password": "", "security": "WPA"}
+        new["wifi_error"] = error
+    else:
+        new.pop("wifi_error", None)
+        on_hotspot = box["network"]["mode"] == "hotspot" if hotspot is None else hotspot
+        if on_hotspot:
+            new["wifi"] = dict(box["wifi"])
+        elif box["network"]["mode"] == "venue-wifi":
+            venue = box["network"]
+            new["wifi"] = {"ssid": venue["ssid"], "password": venue.get("password", ""),
+                           "security": "WPA" if venue.get("password") else "nopass"}
+        else:  # Ethernet: the players join the venue's own Wi-Fi, which the box does not know
+            new["wifi"] = {"ssid": "", "password": "", "security": "WPA"}
+        new["host_url"] = (f"http://{box['address']}/host" if on_hotspot else host_url(box))
+        new["network"] = box["network"]["mode"]
+    if box and not new.get("pin"):
         new["pin"] = box["host_pin"]
     if new != settings:
         write_atomic(path, json.dumps(new, ensure_ascii=False, indent=1), 0o600, gid, uid)
+
+
+def validate_network(network: dict) -> None:
+    if network.get("mode") not in NETWORK_MODES:
+        raise ValueError(f"the network mode is one of {', '.join(NETWORK_MODES)}")
+    if network["mode"] == "venue-wifi":
+        ssid, psk = network.get("ssid", ""), network.get("password", "")
+        if not isinstance(ssid, str) or not 1 <= len(ssid.encode()) <= 32 or "\n" in ssid:
+            raise ValueError("the venue's Wi-Fi name must be 1 to 32 bytes on one line")
+        if not isinstance(psk, str) or psk and not (
+                8 <= len(psk) <= 63 and all(32 <= ord(c) < 127 for c in psk)):
+            raise ValueError("the venue's Wi-Fi password must be empty (an open network) or "
+                             "8 to 63 printable ASCII characters")
+
+
+def venue_keyfile(network: dict, wifi_interface: str) -> str | None:
+    """The keyfile that joins the venue's network, or None in hotspot mode. It outranks
+    the access point (autoconnect-priority), so NetworkManager prefers it when present."""
+    mode = network["mode"]
+    if mode == "hotspot":
+        return None
+    head = f"[connection]\nid={VENUE}\nautoconnect=true\nautoconnect-priority=200\n"
+    tail = "\n[ipv4]\nmethod=auto\ndhcp-hostname=svoyak\n\n[ipv6]\nmethod=auto\n"
+    if mode == "venue-ethernet":
+        return head + "type=ethernet\n\n[ethernet]\n" + tail
+    text = (head + f"type=wifi\ninterface-name={keyfile_string(wifi_interface)}\n\n"
+            f"[wifi]\nmode=infrastructure\nssid={keyfile_ssid(network['ssid'])}\n")
+    if network.get("password"):
+        text += ("\n[wifi-security]\nkey-mgmt=wpa-psk\n"
+                 f"psk={keyfile_string(network['password'])}\n")
+    return text + tail
 
 
 def read_request(path: Path) -> dict:
@@ -100,29 +219,98 @@ def read_request(path: Path) -> dict:
     if len(raw) > 4096:
         raise ValueError("the request is too large")
     req = json.loads(raw.decode("utf-8"))
-    if not isinstance(req, dict) or not set(req) <= {"ssid", "password"}:
-        raise ValueError('a request is {"ssid": ..., "password": ...}')
+    if not isinstance(req, dict) or not set(req) <= {"ssid", "password", "network"}:
+        raise ValueError('a request is {"ssid": ..., "password": ..., "network": ...}')
     if not all(isinstance(v, str) for v in req.values()):
         raise ValueError("the Wi-Fi name and password are strings")
     return req
+
+
+def write_if_changed(path: Path, text: str | None, mode: int) -> bool:
+    if text is None:
+        if path.exists():
+            path.unlink()
+            return True
+        return False
+    if path.exists() and path.read_text("utf-8") == text:
+        return False
+    write_atomic(path, text, mode)
+    return True
+
+
+def nmcli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["nmcli", *args], capture_output=True, text=True, check=False)
+
+
+def fallback(args: argparse.Namespace, box: dict, uid: int, gid: int) -> int:
+    """At boot, in a venue mode: wait for the venue connection; if it never comes up, bring
+    the box's own access point up for this boot, so the evening still happens."""
+    if box["network"]["mode"] == "hotspot":
+        return 0
+    deadline = time.monotonic() + args.fallback
+    while time.monotonic() < deadline:
+        active = nmcli("-t", "-f", "NAME", "connection", "show", "--active").stdout.split()
+        if VENUE in active:
+            print(f"svoyak-box-setup: on the venue network ({box['network']['mode']})")
+            return 0
+        time.sleep(2)
+    print(f"svoyak-box-setup: the venue network did not come up in {args.fallback:g} s; "
+          f"starting the box's own Wi-Fi {box['wifi']['ssid']} for this boot", file=sys.stderr)
+    seed_settings(args.data / "settings.json", box, uid, gid, hotspot=True)
+    r = nmcli("connection", "up", HOTSPOT)
+    if r.returncode != 0:
+        print(f"svoyak-box-setup: {r.stderr.strip()}", file=sys.stderr)
+    return 0
+
+
+def stored_identity(path: Path) -> bool:
+    """A valid identity is on the data partition (a refused change then keeps it)."""
+    try:
+        validate(json.loads(path.read_text("utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="svoyak-box-setup", description=__doc__.split("\n")[0])
     p.add_argument("--data", default="/var/lib/svoyak", type=Path)
     p.add_argument("--keyfile", type=Path,
-                   default=Path("/etc/NetworkManager/system-connections/svoyak-hotspot.nmconnection"))
+                   default=Path(f"/etc/NetworkManager/system-connections/{HOTSPOT}.nmconnection"))
+    p.add_argument("--template", type=Path,
+                   default=Path("/etc/svoyak/svoyak-hotspot.nmconnection.in"),
+                   help="the access point keyfile without its name and password")
+    p.add_argument("--venue-keyfile", type=Path, default=None,
+                   help="default: svoyak-venue.nmconnection beside --keyfile")
+    p.add_argument("--wifi-interface", default="wlan0")
     p.add_argument("--address", default="10.42.0.1")
+    p.add_argument("--hostname", default="svoyak")
     p.add_argument("--ssid-prefix", default="Svoyak-")
     p.add_argument("--user", default="svoyak", help="the service user (owns settings.json)")
+    p.add_argument("--fixed", type=Path, default=None,
+                   help='a file {"ssid": ..., "password": ...} that wins (the playbook\'s '
+                   'fixed Wi-Fi); ignored when absent')
     p.add_argument("--ssid")
     p.add_argument("--psk")
     p.add_argument("--pin")
+    p.add_argument("--network", choices=NETWORK_MODES,
+                   help="the box's own Wi-Fi, or join the venue's (Wi-Fi or Ethernet)")
+    p.add_argument("--venue-ssid")
+    p.add_argument("--venue-psk", default="")
     p.add_argument("--regenerate", action="store_true", help="a new name, password and PIN")
     p.add_argument("--request", type=Path, help="apply and remove the app's change request")
     p.add_argument("--reload", action="store_true", help="restart the access point now")
+    p.add_argument("--fallback", type=float, metavar="SECONDS", default=None,
+                   help="boot check: own Wi-Fi if the venue network is not up in SECONDS")
     args = p.parse_args(argv)
-    if args.request is not None:
+    venue_path = args.venue_keyfile or args.keyfile.with_name(f"{VENUE}.nmconnection")
+    try:
+        uid, gid = pwd.getpwnam(args.user).pw_uid, grp.getgrnam(args.user).gr_gid
+    except KeyError:  # not provisioned yet (a test, a build host): keep the caller's
+        uid = gid = -1
+    path = args.data / "box.json"
+    requested = args.request is not None
+    if requested:
         if not args.request.exists() and not args.request.is_symlink():
             return 0
         try:
@@ -132,45 +320,71 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         finally:
             args.request.unlink(missing_ok=True)
-        args.ssid = req.get("ssid", args.ssid)
-        args.psk = req.get("password", args.psk)
+        if "network" in req:
+            args.network = req["network"]
+            if req["network"] == "venue-wifi":
+                args.venue_ssid, args.venue_psk = req.get("ssid"), req.get("password", "")
+        else:
+            args.ssid = req.get("ssid", args.ssid)
+            args.psk = req.get("password", args.psk)
 
-    path = args.data / "box.json"
-    box = None if args.regenerate or not path.exists() else json.loads(path.read_text())
-    box = box or generate(args.ssid_prefix, args.address)
-    if args.ssid is not None:
-        box["wifi"]["ssid"] = args.ssid
-    if args.psk is not None:
-        box["wifi"]["password"] = args.psk
-    if args.pin is not None:
-        box["host_pin"] = args.pin
-    box["address"] = args.address
-    box["host_url"] = f"http://{args.address}/host"
     try:
+        if args.fixed is not None and args.fixed.exists():
+            fixed = json.loads(args.fixed.read_text("utf-8"))
+            args.ssid = args.ssid if args.ssid is not None else fixed.get("ssid") or None
+            args.psk = args.psk if args.psk is not None else fixed.get("password") or None
+        box = None if args.regenerate or not path.exists() else json.loads(path.read_text())
+        box = box or generate(args.ssid_prefix, args.address)
+        if args.ssid is not None:
+            box["wifi"]["ssid"] = args.ssid
+        if args.psk is not None:
+            box["wifi"]["password"] = args.psk
+        if args.pin is not None:
+            box["host_pin"] = args.pin
+        box["address"] = args.address
+        box["hostname"] = args.hostname
+        box.setdefault("network", {"mode": "hotspot"})
+        if args.network is not None:
+            box["network"] = {"mode": args.network}
+            if args.network == "venue-wifi":
+                box["network"].update(ssid=args.venue_ssid or "", password=args.venue_psk)
+        box["host_url"] = host_url(box)
         validate(box)
-    except ValueError as e:
+        validate_network(box["network"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"svoyak-box-setup: {e}", file=sys.stderr)
+        if not requested and args.fallback is None and not stored_identity(path):
+            # Never an access point with a password anyone could know: no identity, no
+            # hotspot, and the TV says why (settings.json's wifi_error).
+            write_if_changed(args.keyfile, None, 0o600)
+            with contextlib.suppress(OSError, ValueError):
+                args.data.mkdir(parents=True, exist_ok=True)
+                seed_settings(args.data / "settings.json", {}, uid, gid,
+                              error=f"the box's Wi-Fi identity could not be made: {e}")
         return 2
-    try:
-        uid, gid = pwd.getpwnam(args.user).pw_uid, grp.getgrnam(args.user).gr_gid
-    except KeyError:  # not provisioned yet (a test, a build host): keep the caller's
-        uid = gid = -1
+    if args.fallback is not None:
+        return fallback(args, box, uid, gid)
+
     text = json.dumps(box, ensure_ascii=False, indent=2) + "\n"
     args.data.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_text() != text:
         write_atomic(path, text, 0o640, gid)
     seed_settings(args.data / "settings.json", box, uid, gid)
-    if args.keyfile.exists():
-        old = args.keyfile.read_text()
-        new = update_keyfile(old, box["wifi"]["ssid"], box["wifi"]["password"])
-        if new != old:
-            write_atomic(args.keyfile, new, 0o600)
+    if args.template.exists():
+        keyfile = render_keyfile(args.template.read_text("utf-8"), box["wifi"]["ssid"],
+                                 box["wifi"]["password"], box["network"]["mode"] == "hotspot")
+        write_if_changed(args.keyfile, keyfile, 0o600)
+        write_if_changed(venue_path, venue_keyfile(box["network"], args.wifi_interface), 0o600)
     else:
-        print(f"svoyak-box-setup: no {args.keyfile}, Wi-Fi not configured", file=sys.stderr)
+        print(f"svoyak-box-setup: no {args.template}, Wi-Fi not configured", file=sys.stderr)
     if args.reload:
-        subprocess.run(["nmcli", "connection", "reload"], check=False)
-        subprocess.run(["nmcli", "connection", "up", "svoyak-hotspot"], check=False)
-    print(f"Wi-Fi {box['wifi']['ssid']}, host PIN set, address {box['address']}")
+        nmcli("connection", "reload")
+        target = HOTSPOT if box["network"]["mode"] == "hotspot" else VENUE
+        if target == VENUE:
+            nmcli("connection", "down", HOTSPOT)
+        nmcli("connection", "up", target)
+    print(f"Wi-Fi {box['wifi']['ssid']}, host PIN set, address {box['address']}, "
+          f"network {box['network']['mode']}")
     return 0
 
 
