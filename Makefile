@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DATA ?= data
 
-.PHONY: run test lint unit bench clean vendor screenshots image
+.PHONY: run test test-arm64 lint unit bench clean vendor screenshots image
 
 run: $(STAMP) vendor
 	$(VENV)/bin/svoyak serve --simulate --data $(DATA)
@@ -15,6 +15,12 @@ test: $(STAMP) vendor
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest
+
+# site.yml on an arm64 tree under qemu (slow; not part of `make test`, which runs the quick
+# arm64 smoke test). Its time is in docs/appliance.md.
+test-arm64: $(STAMP)
+	scripts/test-deps.sh
+	SVOYAK_TEST_ARCH=arm64 $(VENV)/bin/pytest tests/test_provisioning.py
 
 $(STAMP): pyproject.toml scripts/bootstrap.sh
 	scripts/bootstrap.sh
