@@ -11,10 +11,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from appliance.rules.protocol import Refused
+from appliance.rules.records import replace
 
 
 @dataclass(frozen=True, slots=True)

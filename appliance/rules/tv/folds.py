@@ -3,12 +3,12 @@ refuses — an event is a fact already decided."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import cast
 
 from appliance.packages.model import Kind
 from appliance.rules import arbiter
 from appliance.rules.protocol import Event
+from appliance.rules.records import replace
 from appliance.rules.tv import auction as auc
 from appliance.rules.tv import final as fin
 from appliance.rules.tv.board import (
