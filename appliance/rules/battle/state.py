@@ -125,6 +125,10 @@ class Played:
         return out
 
 
+# (judgements, corrections, totals) of the last `Battle.scores` computed.
+_LAST_SCORES: tuple[Seq[Judgement], Seq[tuple[int, int]], tuple[int, ...]] | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Battle:
     players: tuple[str, ...]
@@ -154,11 +158,24 @@ class Battle:
         return self.played[-1] if self.phase in (OPEN, ANSWERING, CLOSED) else None
 
     def score(self, player: int) -> int:
-        return (sum(j.points for j in self.judgements if j.player == player)
-                + sum(d for p, d in self.corrections if p == player))
+        return self.scores()[player]
 
     def scores(self) -> list[int]:
-        return [self.score(p) for p in range(self.seats)]
+        """Each player's judged values plus the host's corrections, in one pass. The last
+        result is kept against the very (immutable) collections it was summed from: the
+        views and actions of one update ask for it dozens of times."""
+        global _LAST_SCORES
+        memo = _LAST_SCORES
+        if (memo is not None and memo[0] is self.judgements and memo[1] is self.corrections
+                and len(memo[2]) == self.seats):
+            return list(memo[2])
+        totals = [0] * self.seats
+        for j in self.judgements:
+            totals[j.player] += j.points
+        for p, d in self.corrections:
+            totals[p] += d
+        _LAST_SCORES = (self.judgements, self.corrections, tuple(totals))
+        return totals
 
     def leaders(self) -> list[int]:
         s = self.scores()
