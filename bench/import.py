@@ -2,7 +2,8 @@
 
 Measures `Library.import_file` on `v5-all-features.siq` and on generated packages with
 20 MB and 200 MB of media (incompressible, like real pictures and video). Each import runs
-in a fresh child process so its peak resident memory (ru_maxrss) is its own. Media are
+in a fresh child process so its peak resident memory (ru_maxrss) is its own; the floor, in
+the same run, reads, hashes and writes the same archive's members and fsyncs once. Media are
 streamed to disk, so the peak must not grow with media size (target: under 150 MB for
 the 200 MB package). Prints a table, then JSON on the last line.
 
@@ -12,6 +13,7 @@ the 200 MB package). Prints a table, then JSON on the last line.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -32,15 +34,19 @@ TARGET_MB = 150
 def generate(path: Path, media_mb: int, files: int = 40) -> Path:
     """A v5 package whose questions each show one picture; written a chunk at a time."""
     size = media_mb * (1 << 20) // files
-    questions = "".join(
-        f'<question price="{100 * (i % 5 + 1)}"><params><param name="question" type="content">'
-        f'<item>Что на картинке {i}?</item><item type="image" isRef="True">p{i}.jpg</item>'
-        f"</param></params><right><answer>ответ {i}</answer></right></question>"
-        for i in range(files)
-    )
+    def question(i: int) -> str:
+        return (f'<question price="{100 * (i % 5 + 1)}"><params><param name="question" '
+                f'type="content"><item>Что на картинке {i}?</item><item type="image" '
+                f'isRef="True">p{i}.jpg</item></param></params><right><answer>ответ {i}'
+                f"</answer></right></question>")
+
+    themes = "".join(  # five questions a theme: packages are bounded (appliance/packages)
+        f'<theme name="Картинки {t + 1}"><questions>'
+        + "".join(question(i) for i in range(t * 5, min(files, t * 5 + 5)))
+        + "</questions></theme>" for t in range((files + 4) // 5))
     xml = (f'<?xml version="1.0" encoding="utf-8"?><package name="bench {media_mb} MB" '
-           f'version="5"><rounds><round name="1"><themes><theme name="Картинки"><questions>'
-           f"{questions}</questions></theme></themes></round></rounds></package>")
+           f'version="5"><rounds><round name="1"><themes>{themes}</themes></round></rounds>'
+           f"</package>")
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
         z.writestr("content.xml", xml)
         for i in range(files):
@@ -76,12 +82,35 @@ def child(package: str, data: str) -> None:
     }))
 
 
+def bare_copy_s(package: Path, work: Path) -> float:
+    """The floor: read every member of the archive, hash it and write it to one file, then
+    fsync (what an import must do at least), in this process."""
+    out = work / "floor.bin"
+    t0 = time.perf_counter()
+    with zipfile.ZipFile(package) as z, out.open("wb") as f:
+        for info in z.infolist():
+            digest = hashlib.sha256()
+            with z.open(info) as src:
+                while chunk := src.read(1 << 20):
+                    digest.update(chunk)
+                    f.write(chunk)
+        f.flush()
+        os.fsync(f.fileno())
+    seconds = time.perf_counter() - t0
+    out.unlink()
+    return seconds
+
+
 def measure(package: Path, work: Path) -> dict:
     data = work / f"data-{package.stem}"
     shutil.rmtree(data, ignore_errors=True)
     out = subprocess.run([sys.executable, __file__, "--child", str(package), str(data)],
                          capture_output=True, text=True, check=True, cwd=ROOT)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    floor = bare_copy_s(package, work)
+    result.update({"floor_s": round(floor, 3), "ratio_floor": round(result["seconds"] / floor, 2),
+                   "load_average_1m": round(os.getloadavg()[0], 2)})
+    return result
 
 
 def main() -> None:
@@ -104,11 +133,12 @@ def main() -> None:
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"{'package':<20} {'seconds':>8} {'peak RSS MB':>12} {'python peak MB':>15} "
-          f"{'media MB':>9}")
+    print(f"{'package':<20} {'seconds':>8} {'floor s':>8} {'ratio':>6} {'peak RSS MB':>12} "
+          f"{'python peak MB':>15} {'media MB':>9} {'load':>6}")
     for name, r in results.items():
-        print(f"{name:<20} {r['seconds']:>8} {r['peak_rss_mb']:>12} {r['python_peak_mb']:>15} "
-              f"{r['media_mb']:>9}")
+        print(f"{name:<20} {r['seconds']:>8} {r['floor_s']:>8} {r['ratio_floor']:>6} "
+              f"{r['peak_rss_mb']:>12} {r['python_peak_mb']:>15} {r['media_mb']:>9} "
+              f"{r['load_average_1m']:>6}")
     big = results["generated-200mb"]
     growth = big["peak_rss_mb"] - results["generated-20mb"]["peak_rss_mb"]
     summary = {
