@@ -68,7 +68,7 @@ def test_a_socket_flood_from_one_address_does_not_stop_the_host(server: Server) 
         s, head = upgrade(server.port, "127.0.0.1")
         held.append(s)
         assert b" 101 " in head
-        assert time.monotonic() - t0 < 2.0
+        assert time.monotonic() - t0 < 4.5  # a hang would be the 5 s timeout
         # A phone at another address still gets in; the stranger's page says the box is
         # full for it, in both languages.
         s, head = upgrade(server.port, "127.0.0.3")

@@ -282,7 +282,13 @@ def test_engine_error_still_answers(kit: Kit, game: int, monkeypatch: pytest.Mon
 
 # --- rate limits ------------------------------------------------------------------------------
 
+def stop_the_meters(kit: Kit) -> None:
+    """The buckets see no time pass, so a slow machine cannot refill them mid-test."""
+    kit.hub.meter_clock = lambda: 1000.0
+
+
 def test_a_press_storm_is_cut_at_the_socket(kit: Kit, game: int) -> None:
+    stop_the_meters(kit)
     host = kit.host()
     assert host.emit("command", {"type": "announce"}, callback=True)["ok"]
     phone = kit.client("player")
@@ -314,6 +320,7 @@ def test_a_press_storm_is_cut_at_the_socket(kit: Kit, game: int) -> None:
 
 
 def test_lobby_changes_are_limited(kit: Kit) -> None:
+    stop_the_meters(kit)
     phone = kit.client("player")
     answers = [phone.emit("seat", {"seat": None, "name": f"n{i}"}, callback=True)
                for i in range(30)]
@@ -383,6 +390,7 @@ def test_views_never_carry_the_injection_as_markup(kit: Kit, game: int) -> None:
 
 def test_sockets_of_one_stranger_share_one_budget(kit: Kit, game: int) -> None:
     """More sockets from one phone's address buy no more presses."""
+    stop_the_meters(kit)
     fc = kit.app.test_client()
     fc.environ_base["REMOTE_ADDR"] = "10.42.0.66"
     sockets = []

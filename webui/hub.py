@@ -269,6 +269,7 @@ class Hub:
         # Whether the socket's request carries a live host session (set by the app).
         self.is_host: Callable[[], bool] = lambda: False
         self._meters: dict[str, Meter] = {}  # sid -> its buckets
+        self.meter_clock: Callable[[], float] = time.monotonic  # tests stop it
         self._sid_address: dict[str, str] = {}  # sid -> a stranger's address
         self._address_meters: dict[str, Meter] = {}  # address -> buckets all its sockets share
         self.dropped: Counter[str] = Counter()  # messages over a socket's rate limit
@@ -579,11 +580,11 @@ class Hub:
             address = request.remote_addr or "?"
             with self._lock:
                 self.clients[request.sid] = client
-                self._meters[request.sid] = Meter(role)
+                self._meters[request.sid] = Meter(role, self.meter_clock)
                 if role != "host" and not is_loopback(address):
                     self._sid_address[request.sid] = address
                     if address not in self._address_meters:
-                        self._address_meters[address] = Meter("address")
+                        self._address_meters[address] = Meter("address", self.meter_clock)
                         while len(self._address_meters) > MAX_ADDRESSES:
                             del self._address_meters[next(iter(self._address_meters))]
             join_room(client.room)
