@@ -58,6 +58,7 @@ class Director:
                  tournament: Callable[[Tables], Bracket] | None = None,
                  wall: Callable[[], float] = time.time):
         self.wall = wall
+        self.broker = broker
         self.db = Tables(store_path, SCHEMA)
         self._lock = threading.RLock()
         self.t: Bracket = (tournament or (lambda db: StandInBracket(db, wall)))(self.db)
@@ -378,6 +379,8 @@ class Director:
                 live["in_play"] = self.in_play(room)
                 rooms.append(live)
             return {"role": "director", "connected": bool(self.link and self.link.connected),
+                    "broker": None if self.broker is None else {
+                        "host": self.broker.host, "port": self.broker.port},
                     "rooms": rooms, "bracket": self.t.view(),
                     "duplicates": self.duplicates, "refusals": list(self.refusals[-10:])}
 

@@ -72,6 +72,10 @@ class Rooms:
         self._seq = 0
         self.link = start_link(data, store, loop)
         services.extras["rooms_setup"] = self.setup
+        # Join texts of the rooms added since the box started (they hold the join code:
+        # shown to the host only, as text and QR, never stored in plain text).
+        self.joins: dict[str, str] = {}
+        services.extras["rooms_join"] = self.joins
         self._publish()
 
     def _publish(self) -> None:
@@ -115,6 +119,7 @@ class Rooms:
             out = {"role": "room", "room": room}
         elif action == "add_room":
             out = config.add_room(self.data, form.get("room") or None)
+            self.joins[out["room"]] = out["qr"]
             if self.link is not None and hasattr(self.link, "add_room"):
                 self.link.add_room(out["room"])
             return out

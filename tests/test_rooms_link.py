@@ -278,3 +278,18 @@ def test_broker_role_listens_on_the_given_address_only(broker: Any) -> None:
     listeners = [ln for ln in text.splitlines() if ln.startswith("listener")]
     assert listeners == [f"listener {broker.port} 127.0.0.1"]
     assert "allow_anonymous false" in text and "use_username_as_clientid true" in text
+
+
+def test_room_box_with_a_wrong_code_says_so(broker: Any, tmp_path: Path) -> None:
+    store = Store(db_path(tmp_path / "r"))
+    loop = GameLoop(store).start()
+    box = RoomBox(room="room1", box="boxW", broker=creds(broker, "room1", "WRONG-CODE"),
+                  store=store, loop=loop).start()
+    try:
+        st = wait(lambda: box.status()["refused"] and box.status(), what="the refusal")
+        assert st["connected"] is False
+        assert "not authorized" in st["refused"].lower() or "bad user" in st["refused"].lower()
+    finally:
+        box.close()
+        loop.stop()
+        store.close()

@@ -72,9 +72,24 @@ def board() -> Any:
 
 @bp.get("/rooms/director.svg")
 def director_qr() -> Any:
-    """The director's address as a QR code, for room boxes to join by."""
-    base = request.host_url.rstrip("/")
-    return Response(qr.svg(base), mimetype="image/svg+xml")
+    """The director's broker address (HOST:PORT) as a QR code, on its TV and rooms page,
+    for room boxes to find it by."""
+    lk = link()
+    broker = lk.status().get("broker") if lk is not None else None
+    if not broker:
+        abort(404)
+    return Response(qr.svg(f"{broker['host']}:{broker['port']}"), mimetype="image/svg+xml")
+
+
+@bp.get("/admin/rooms/join/<room>.svg")
+def join_qr(room: str) -> Any:
+    """A new room's join text (address, room, code) as a QR code: host only."""
+    _host()
+    text = services().extras.get("rooms_join", {}).get(room)
+    if text is None:
+        abort(404)
+    return Response(qr.svg(text), mimetype="image/svg+xml",
+                    headers={"Cache-Control": "no-store"})
 
 
 @bp.post("/rooms/start")

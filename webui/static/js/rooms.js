@@ -47,6 +47,7 @@ function battleText(live) {
 
 function renderDirector(st) {
   $r("director").hidden = false;
+  if (st.broker) $r("broker-address").textContent = `${st.broker.host}:${st.broker.port}`;
   const body = $r("rooms-body");
   body.replaceChildren(...st.rooms.map((r) => el("tr", {dataset: {room: r.room}},
     el("td", {text: r.room}), el("td", {text: r.box || "—"}),
@@ -90,6 +91,10 @@ function adminPage() {
       const res = await post("/admin/rooms/setup", data);
       const out = form.id === "add-room" ? $r("join-code") : $r("setup-result");
       out.hidden = false;
+      if (form.id === "add-room" && res.ok) {
+        $r("join-qr").src = "/admin/rooms/join/" + encodeURIComponent(res.room) + ".svg";
+        $r("join-qr").hidden = false;
+      }
       out.textContent = !res.ok ? refusalText(res)
         : res.code ? t("rooms.join_code", {room: res.room, code: res.code, host: res.host, port: res.port})
         : t("rooms.saved");
@@ -131,6 +136,7 @@ function renderBracket(bracket) {
 async function boardTick() {
   try {
     const st = await fetchStatus();
+    if (st.broker) $r("broker-address").textContent = `${st.broker.host}:${st.broker.port}`;
     for (const r of st.rooms || []) boardRooms[r.room] = {...(boardRooms[r.room] || {}), ...r};
     renderBoard();
     renderBracket(st.bracket);
