@@ -359,13 +359,19 @@ def test_empty_secret_key_is_replaced_and_reported(tmp_path: Path) -> None:
 
 def test_unreadable_settings_do_not_stop_the_box(tmp_path: Path) -> None:
     (tmp_path / "settings.json").write_text('{"pin": "123456", "box_na')  # cut mid-write
-    k = make_kit(tmp_path)
+    from webui.settings import Settings
+
+    Settings(tmp_path)  # `svoyak serve` reads it on the console before the server starts
+    k = make_kit(tmp_path)  # the server's worker reads the replaced file
     try:
         assert (tmp_path / "settings.json.damaged-1").exists()
         assert json.loads((tmp_path / "settings.json").read_text())["pin"]
         c = client_at(k, "10.42.0.5")
         assert login(c, k.services.settings.pin).status_code == 302
         assert "Файл настроек был повреждён" in c.get("/host").get_data(as_text=True)
+        assert "повреждён" not in k.app.test_client().get("/board").get_data(as_text=True)
+        c.post("/admin/settings", data={"box_name": "Клуб"})  # seen: the report goes
+        assert "Файл настроек был повреждён" not in c.get("/host").get_data(as_text=True)
     finally:
         k.close()
 

@@ -51,7 +51,7 @@ def page() -> str:
 @bp.post("/settings")
 def save_settings() -> Any:
     f = request.form
-    changes: dict[str, Any] = {}
+    changes: dict[str, Any] = {"problems": []}  # the host has seen the settings page
     if "box_name" in f:
         changes["box_name"] = f["box_name"].strip()[:40] or "Svoyak"
     message = "admin.saved"

@@ -6,7 +6,9 @@ club's technician looks at).
 
 A settings file that cannot be read (a damaged card, a hand edit gone wrong) does not stop
 the box: it is moved aside as `settings.json.damaged-N`, the defaults take its place with a
-new PIN, and `problems` tells the host screen. Games live in the event log, not here, so
+new PIN, and the report is kept in the new file's `problems` (so the server's worker
+process, which reads the file after the console did, still shows it) until the host next
+saves the settings. Games live in the event log, not here, so
 nothing of the evening is lost."""
 
 from __future__ import annotations
@@ -99,8 +101,6 @@ class Settings:
         self.path = Path(data_dir) / FILENAME
         self._lock = threading.Lock()
         self._mtime: int | None = None
-        # What went wrong with the file, for the host screen ({"code", "ru", "en"}).
-        self.problems: list[dict[str, str]] = []
         self._data = self._load()
         if not self._data.get("pin"):
             self._data["pin"] = new_pin()  # set on first start
@@ -118,16 +118,16 @@ class Settings:
             aside = durable.keep_damaged(self.path)
             log.error("%s is unreadable (%s): moved to %s, defaults and a new PIN used",
                       self.path, e, aside.name)
-            self.problems.append({
+            problem = {
                 "code": "settings",
                 "ru": f"Файл настроек был повреждён и заменён настройками по умолчанию "
                       f"(старый сохранён как {aside.name}); PIN новый — он в консоли коробки. "
                       f"Игры не затронуты.",
                 "en": f"The settings file was damaged and replaced with the defaults (the "
                       f"old one is kept as {aside.name}); the PIN is new and shown on the "
-                      f"box's console. No game was affected."})
+                      f"box's console. No game was affected."}
             self._mtime = None
-            return deepcopy(DEFAULTS)
+            return {**deepcopy(DEFAULTS), "problems": [problem]}
         return _valid(_merge(DEFAULTS, stored))
 
     def _write(self) -> None:
@@ -159,6 +159,13 @@ class Settings:
             return deepcopy(self._data)
 
     @property
+    def problems(self) -> list[dict[str, str]]:
+        """What went wrong with the file, for the host screen ({"code", "ru", "en"})."""
+        with self._lock:
+            found = self._data.get("problems")
+        return [p for p in found if isinstance(p, dict)] if isinstance(found, list) else []
+
+    @property
     def pin(self) -> str:
         with self._lock:
             self._fresh()
@@ -178,4 +185,5 @@ class Settings:
         """What any screen may know: never the PIN."""
         d = self.get()
         d.pop("pin", None)
+        d.pop("problems", None)
         return d
