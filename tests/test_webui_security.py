@@ -407,3 +407,21 @@ def test_sockets_of_one_stranger_share_one_budget(kit: Kit, game: int) -> None:
     answers = [s.emit("press", {}, callback=True) for _ in range(12) for s in sockets]
     limited = sum(1 for a in answers if a.get("refused", {}).get("code") == "rate_limited")
     assert limited >= len(answers) - 20
+
+
+def test_screens_are_refused_when_the_loops_queue_is_full(
+        kit: Kit, game: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beyond the high-water mark a screen's command is refused, not queued; the wired
+    buttons' path (straight to the loop) is not."""
+    from appliance.rules.protocol import Command
+
+    host = kit.host()
+    monkeypatch.setattr(kit.loop, "pending", lambda: inbound.INBOX_HIGH_WATER)
+    answer = host.emit("command", {"type": "announce"}, callback=True)
+    assert answer["ok"] is False and answer["refused"]["code"] == "busy"
+    assert kit.hub.dropped["inbox_full"] == 1
+    outcome = kit.loop.submit(Command("announce", 0, {}, "host")).result(5)
+    assert outcome.refused is None
+    monkeypatch.setattr(kit.loop, "pending", lambda: 0)
+    press = kit.loop.submit(Command("press", 0, {"player": 0}, "button")).result(5)
+    assert press.refused is None or press.refused.code != "busy"
