@@ -96,7 +96,7 @@ def broker_files(tmp: Path, port: int) -> Path:
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     v = {"ansible_managed": "bench/rooms.py", "broker_pid_file": "",
          "broker_passwd": str(tmp / "passwd"), "broker_acl": str(tmp / "svoyak.acl"),
-         "broker_port": port, "broker_address": "127.0.0.1",
+         "broker_port": port, "broker_address": "127.0.0.1", "broker_interface": "",
          "broker_persistence_dir": f"{tmp}/persist/", "broker_autosave_s": 30,
          "broker_max_queued": 100000, "broker_log_dest": "stderr"}
     (tmp / "svoyak.acl").write_text(env.get_template("svoyak.acl.j2").render(**v))

@@ -293,3 +293,36 @@ def test_room_box_with_a_wrong_code_says_so(broker: Any, tmp_path: Path) -> None
         box.close()
         loop.stop()
         store.close()
+
+
+def test_broker_template_can_bind_to_an_interface(tmp_path: Path) -> None:
+    """On a venue network the box learns its address by DHCP after boot, so the role can
+    bind the listener to the interface instead: here `lo`, reachable on 127.0.0.1."""
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(
+        broker_kit.ROLES / "broker" / "templates"), undefined=jinja2.StrictUndefined)
+    port = broker_kit.free_port()
+    text = env.get_template("mosquitto.conf.j2").render(
+        ansible_managed="test", broker_pid_file="", broker_passwd="/nonexistent",
+        broker_acl="/nonexistent", broker_port=port, broker_interface="lo",
+        broker_address="ignored", broker_persistence_dir="/nonexistent/",
+        broker_autosave_s=30, broker_max_queued=10, broker_log_dest="stderr")
+    lines = text.splitlines()
+    assert f"listener {port}" in lines and "bind_interface lo" in lines
+    # The same listener lines with anonymous access, to run it here without the files.
+    conf = tmp_path / "bind.conf"
+    conf.write_text(f"listener {port}\nbind_interface lo\nallow_anonymous true\n")
+    b = broker_kit.Broker(conf, port).start()
+    try:
+        c = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        got: list[Any] = []
+        c.on_connect = lambda *a: got.append(a[3])
+        c.connect("127.0.0.1", port)
+        c.loop_start()
+        wait(lambda: got, what="CONNACK")
+        assert not got[0].is_failure
+        c.disconnect()
+        c.loop_stop()
+    finally:
+        b.stop()
