@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from test_sport_battle import MS, Game, S, new
 
+from appliance.rules.arbiter import ms_text
 from appliance.rules.battle import game as b
-from appliance.rules.battle.state import ms_text
 
 VERA, BORIS = 2, 1
 

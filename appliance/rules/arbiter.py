@@ -21,7 +21,7 @@ show the whole race: who was first and by how many milliseconds.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -283,6 +283,29 @@ def earlier_late(race: Race) -> PressRecord | None:
             and p.player != race.winner and p.player not in race.answered
             and race.lamp_for(p.t_ns) == lamp]
     return min(late, key=race.order_key, default=None)
+
+
+def ms_text(ns: int) -> tuple[str, str]:
+    """A small interval in milliseconds, Russian (decimal comma) and English: 0,4 / 0.4;
+    below 0.1 ms with the digits it needs (0,002)."""
+    ms = ns / MS
+    text = f"{ms:.1f}" if ms >= 0.1 else f"{ms:.3f}".rstrip("0")
+    return text.replace(".", ","), text
+
+
+def late_notice(race: Race, names: Sequence[str]) -> dict[str, Any] | None:
+    """What the host (and the board's race view) is shown about `earlier_late`: who, how
+    much earlier, in both languages (neutral wording: a name says nothing sure about its
+    grammatical gender). None if there is nothing to show."""
+    p = earlier_late(race)
+    if p is None or race.winner_ns is None:
+        return None
+    ahead = race.winner_ns - p.t_ns
+    ru, en = ms_text(ahead)
+    name = names[p.player]
+    return {"player": p.player, "name": name, "winner": race.winner,
+            "earlier_by_ms": ahead / MS,
+            "ru": f"{name}: нажатие раньше на {ru} мс", "en": f"{name} pressed {en} ms earlier"}
 
 
 def hand_over(race: Race, player: int) -> Race:

@@ -193,30 +193,14 @@ PHASE_RU = {READY: "объявление стоимости", OPEN: "кнопк�
 LATE_EARLIER = "late_earlier"
 
 
-def ms_text(ns: int) -> tuple[str, str]:
-    """A small interval in milliseconds, Russian (decimal comma) and English: 0,4 / 0.4;
-    below 0.1 ms with the digits it needs (0,002)."""
-    ms = ns / 1_000_000
-    text = f"{ms:.1f}" if ms >= 0.1 else f"{ms:.3f}".rstrip("0")
-    return text.replace(".", ","), text
-
-
 def late_press(state: Battle) -> dict[str, Any] | None:
     """While a settle window's winner answers: the earliest press that carries an earlier
-    tick but reached the box after the window closed, for the host to see (and, with
-    ``hand_over``, to give the answer to). The box never decides that wrongly in silence."""
+    tick but reached the box after the window closed (`arbiter.late_notice`), for the host
+    to see and, with ``hand_over``, to give the answer to. Never decided wrongly in silence."""
     q = state.current
-    if state.phase != ANSWERING or q is None or q.race.winner_ns is None:
+    if state.phase != ANSWERING or q is None:
         return None
-    p = arbiter.earlier_late(q.race)
-    if p is None:
-        return None
-    ahead = q.race.winner_ns - p.t_ns
-    name = state.players[p.player]
-    ru, en = ms_text(ahead)
-    return {"player": p.player, "name": name, "winner": q.race.winner,
-            "earlier_by_ms": ahead / arbiter.MS,
-            "ru": f"{name}: нажатие раньше на {ru} мс", "en": f"{name} pressed {en} ms earlier"}
+    return arbiter.late_notice(q.race, state.players)
 
 
 def others_may_queue(q: Played) -> bool:

@@ -9,7 +9,7 @@ from appliance.rules.protocol import Action
 from appliance.rules.tv import auction as auc
 from appliance.rules.tv import final as fin
 from appliance.rules.tv.board import cat_price_choices, playable
-from appliance.rules.tv.state import Phase, Stage, State
+from appliance.rules.tv.state import Phase, Stage, State, late_press
 
 VERDICT = [{"value": "right", "ru": "Верно", "en": "Right"},
            {"value": "wrong", "ru": "Неверно", "en": "Wrong"}]
@@ -91,6 +91,11 @@ def _phase_actions(state: State) -> list[Action]:
     elif ph == Phase.ANSWERING:
         acts.append(Action("judge", "Оценить ответ", "Judge the answer",
                            args={"verdict": VERDICT}))
+        late = late_press(state)
+        if late is not None:
+            acts.append(Action("hand_over", f"{late['ru']} — передать ответ",
+                               f"{late['en']} — hand the answer over", key="h",
+                               args={"player": _players(state, [late["player"]])}))
     elif ph == Phase.CAT_GIVE:
         assert play is not None
         cat = play.question.cat if play.question else None

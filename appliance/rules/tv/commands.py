@@ -23,6 +23,7 @@ from appliance.rules.tv.state import (
     Phase,
     Stage,
     State,
+    late_press,
 )
 
 
@@ -371,6 +372,18 @@ def _finish(state: State, cmd: Command) -> list[Event]:
     (Closing the game in the log is the loop's `end_game`.)"""
     return [_ev("game_over", cmd, winners=list(fin.leaders(state.scores)), by_host=True)]
 
+def _hand_over(state: State, cmd: Command) -> list[Event]:
+    """The answer goes to the player whose earlier press reached the box after the settle
+    window (`state.late_press`); undoable like any host step."""
+    late = late_press(state)
+    p = _seat(state, cmd)
+    if late is None or late["player"] != p:
+        raise Refused(f"У игрока {state.players[p]} нет более раннего нажатия.",
+                      f"{state.players[p]} has no earlier press.", "no_earlier_press")
+    return [_ev("handed_over", cmd, player=p, **{"from": late["winner"]},
+                earlier_by_ns=round(late["earlier_by_ms"] * arbiter.MS))]
+
+
 HANDLERS = {
     "pick_chooser": _pick_chooser, "set_chooser": _set_chooser, "choose": _choose,
     "end_round": _end_round, "reopen": _reopen, "lamp": _lamp, "press": _press,
@@ -378,6 +391,6 @@ HANDLERS = {
     "cat_price": _cat_price, "bid": _bid, "all_in": _all_in, "pass": _pass, "bet": _bet,
     "write": _write, "pick_remover": _pick_remover, "remove_theme": _remove_theme,
     "shootout_theme": _shootout_theme, "undo": _undo, "set_score": _set_score,
-    "rejudge": _rejudge, "finish": _finish,
+    "rejudge": _rejudge, "finish": _finish, "hand_over": _hand_over,
 }
 

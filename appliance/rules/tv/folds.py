@@ -330,9 +330,17 @@ def _e_reopened(s: State, e: Event) -> State:
     return replace(s, played=s.played - {cid})
 
 
+def _e_handed_over(s: State, e: Event) -> State:
+    play = s.play
+    assert play is not None and play.race is not None
+    race = arbiter.hand_over(play.race, e.data["player"])
+    return replace(s, play=replace(play, race=race, answerer=race.winner))
+
+
 EVOLVERS = {
     "chooser": _e_chooser, "chosen": _e_chosen, "lamp": _e_lamp, "pressed": _e_pressed,
-    "settled": _e_settled, "judged": _e_judged, "question_closed": _e_question_closed,
+    "settled": _e_settled, "handed_over": _e_handed_over, "judged": _e_judged,
+    "question_closed": _e_question_closed,
     "cat_given": _e_cat_given, "cat_priced": _e_cat_priced, "bid": _e_bid,
     "passed": _e_passed, "auction_won": _e_auction_won, "bet": _e_bet, "written": _e_written,
     "round_ended": _e_round_ended, "round_started": _e_round_started,

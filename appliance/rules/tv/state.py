@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from appliance.packages.model import Package, Question
+from appliance.rules import arbiter
 from appliance.rules.arbiter import Race
 from appliance.rules.tv.auction import Auction
 from appliance.rules.tv.board import Board, CellId, playable
@@ -212,3 +213,15 @@ class State:
                 if any(playable(c) and c.id not in self.played for c in row):
                     out.append((row[0].round, row[0].theme))
         return out
+
+
+def late_press(state: State) -> dict[str, Any] | None:
+    """While the answerer the settle window chose answers: a press with an earlier tick that
+    reached the box after the window closed (`arbiter.late_notice`), shown to the host with
+    ``hand_over`` and on the board's race view. The box never decides that in silence."""
+    play = state.play
+    if state.phase != Phase.ANSWERING or play is None or play.race is None:
+        return None
+    if play.answerer != play.race.winner:
+        return None
+    return arbiter.late_notice(play.race, state.players)

@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from appliance.packages.model import Kind, Question
+from appliance.rules import arbiter
 from appliance.rules.arbiter import MS
 from appliance.rules.tv.board import answer_of, cat_price_choices
 from appliance.rules.tv.final import remover
-from appliance.rules.tv.state import Mode, Phase, Play, Stage, State
+from appliance.rules.tv.state import Mode, Phase, Play, Stage, State, late_press
 from appliance.rules.tv.summary import stats
 
 HEARD = (str(Kind.CAT), str(Kind.AUCTION))
@@ -49,6 +50,8 @@ def view(state: State, role: str) -> dict[str, Any]:
         "winners": list(state.winners),
         "false_starts": sum(state.false_starts),
     }
+    if host or role == "board":
+        out["late_press"] = late_press(state)
     if host:
         out["settings"] = state.settings.to_json()
         out["can_undo"] = state.prev is not None
@@ -145,7 +148,11 @@ def _race(play: Play) -> dict[str, Any]:
     race = play.race
     assert race is not None
     presses = race.report()
+    late = arbiter.earlier_late(race)
     for p in presses:  # measured from the lamp in force at the press (re-arms included)
+        if late is not None and (p["player"], p["t_ns"], p["status"]) == (
+                late.player, late.t_ns, late.status):
+            p["status"] = "late_earlier"  # earlier than the winner, reached the box late
         lit = [t for t in play.lamps if t <= p["t_ns"]]
         base = lit[-1] if lit else (play.lamps[0] if play.lamps else None)
         p["ms_after_lamp"] = None if base is None else (p["t_ns"] - base) / MS
