@@ -867,7 +867,7 @@ class ScoreModel:
         elif e.type == "rejudged":
             self.push()
             player, old, value = self.judged[d["ref"]]
-            sign = {"right": 1, "wrong": -1}
+            sign = {"right": 1, "wrong": -1, "no_answer": -1}  # silence scores as wrong
             self.scores[player] += (sign[d["verdict"]] - sign[old]) * value
             self.judged[d["ref"]][1] = d["verdict"]
         elif e.type == "score_set":

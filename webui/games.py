@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +26,7 @@ TIMERS = {"battle": ("window_s",), "tv": ("press_window_s", "answer_s")}
 
 
 class Games:
-    def __init__(self, loop: Any, library: Any = None,
-                 players_default: Callable[[str], list[str]] | None = None):
+    def __init__(self, loop: Any, library: Any = None):
         self.loop = loop
         self.library = library
 

@@ -345,14 +345,8 @@ def rearm(race: Race, t_ns: int) -> Race:
     return lamp_on(replace(race, answered=answered), t_ns)
 
 
-def stats(race: Race) -> dict[int, dict[str, Any]]:
-    """Per-player facts of this race: false starts and reaction from lamp to winning press."""
-    out: dict[int, dict[str, Any]] = {}
-    for p in race.presses:
-        d = out.setdefault(p.player, {"false_starts": 0, "reaction_ns": None})
-        if p.status == Status.FALSE_START:
-            d["false_starts"] += 1
-    if race.winner is not None and race.lamp_ns is not None and race.winner_ns is not None:
-        out.setdefault(race.winner, {"false_starts": 0, "reaction_ns": None})
-        out[race.winner]["reaction_ns"] = race.winner_ns - race.lamp_ns
-    return out
+def reaction_ns(race: Race, t_ns: int) -> int:
+    """A press's reaction time: from the lamp in force (the latest arming) to the press.
+    Both engines measure reactions with this, and aggregate them with
+    `appliance.rules.kit.reaction_ms`."""
+    return t_ns - (race.lamp_ns or 0)

@@ -30,11 +30,6 @@ def notify(state: str, env: Mapping[str, str] | None = None) -> bool:
     return True
 
 
-def ready(status: str = "") -> bool:
-    """Tell systemd the server is up (and what it is doing, shown by `systemctl status`)."""
-    return notify("READY=1" + (f"\nSTATUS={status}" if status else ""))
-
-
 def watchdog_interval(env: Mapping[str, str] | None = None,
                       pids: tuple[int, ...] | None = None) -> float | None:
     """Seconds between pings (half the unit's WatchdogSec), or None if no watchdog is

@@ -5,16 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from appliance.rules import kit
 from appliance.rules.battle.state import (
     ANSWERING,
     CLOSED,
     FINISHED,
     OPEN,
     READY,
-    RIGHT,
     SCORE_LIMIT,
     TIE,
-    WRONG,
     Battle,
     late_press,
     others_may_queue,
@@ -34,7 +33,7 @@ REJUDGE_CHOICES = 20
 
 
 def _verdict_choices() -> list[dict[str, Any]]:
-    return [_choice(RIGHT, "Верно", "Right"), _choice(WRONG, "Неверно", "Wrong")]
+    return kit.verdict_choices()
 
 
 def judgement_label(state: Battle, ref: int) -> tuple[str, str]:
@@ -42,7 +41,7 @@ def judgement_label(state: Battle, ref: int) -> tuple[str, str]:
     q = state.played[j.question]
     theme = state.themes[q.theme].name
     who = state.players[j.player]
-    ru = f"{ref + 1}. {theme}, {q.value}: {who} — {'верно' if j.verdict == RIGHT else 'неверно'}"
+    ru = f"{ref + 1}. {theme}, {q.value}: {who} — {kit.VERDICT_LABELS[j.verdict][0].lower()}"
     en = f"{ref + 1}. {theme}, {q.value}: {who} — {j.verdict}"
     return ru, en
 

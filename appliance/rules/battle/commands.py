@@ -4,10 +4,9 @@ its events, or raises `Refused` with a reason in Russian and English. Folding th
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from appliance.rules import arbiter
+from appliance.rules import arbiter, kit
 from appliance.rules.battle.setup import theme_spec
 from appliance.rules.battle.state import (
     ANSWERING,
@@ -20,7 +19,6 @@ from appliance.rules.battle.state import (
     RIGHT,
     SCORE_LIMIT,
     TIE,
-    VERDICTS,
     Battle,
     Played,
     late_press,
@@ -34,33 +32,12 @@ def refuse(ru: str, en: str, code: str = "refused") -> Refused:
 
 
 def _out_of_phase(cmd: Command, state: Battle) -> Refused:
-    return refuse(f"Команда «{cmd.type}» сейчас невозможна (фаза: {PHASE_RU[state.phase]}).",
-                  f"Command {cmd.type!r} is not possible now (phase: {state.phase}).",
-                  "out_of_phase")
+    return kit.out_of_phase(f"«{cmd.type}» в фазе «{PHASE_RU[state.phase]}»",
+                            f"{cmd.type!r} in phase {state.phase!r}")
 
 
 def _seat(state: Battle, v: Any) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < state.seats:
-        raise refuse(f"Нет игрока с номером {v!r}.", f"There is no player {v!r}.",
-                     "unknown_player")
-    return v
-
-
-def _verdict(v: Any) -> str:
-    if v not in VERDICTS:
-        raise refuse("Решение должно быть «right» (верно) или «wrong» (неверно).",
-                     "The verdict must be 'right' or 'wrong'.", "bad_verdict")
-    return str(v)
-
-
-def _whole(v: Any, what_ru: str, what_en: str) -> int:
-    ok = (not isinstance(v, bool) and isinstance(v, int | float)
-          and math.isfinite(v) and float(v).is_integer())
-    if not ok or not -SCORE_LIMIT <= v <= SCORE_LIMIT:
-        raise refuse(f"{what_ru} должно быть целым числом от {-SCORE_LIMIT} до {SCORE_LIMIT}.",
-                     f"{what_en} must be a whole number from {-SCORE_LIMIT} to {SCORE_LIMIT}.",
-                     "not_a_number")
-    return int(v)
+    return kit.seat(v, state.seats)
 
 
 def _timeout(state: Battle, cmd: Command) -> list[Event]:
@@ -104,7 +81,7 @@ def _press(state: Battle, cmd: Command) -> list[Event]:
 def _answering(state: Battle, cmd: Command) -> Played:
     q = state.current
     if state.phase != ANSWERING or q is None or q.race.winner is None:
-        raise refuse("Сейчас никто не отвечает.", "Nobody is answering now.", "nobody_answers")
+        raise kit.nobody_answers()
     return q
 
 def _reset_signal(state: Battle, cmd: Command) -> list[Event]:
@@ -119,7 +96,7 @@ def _reset_signal(state: Battle, cmd: Command) -> list[Event]:
 
 def _judge(state: Battle, cmd: Command) -> list[Event]:
     q = _answering(state, cmd)
-    verdict = _verdict(cmd.args.get("verdict"))
+    verdict = kit.verdict(cmd.args.get("verdict"))
     player = q.race.winner
     events = [Event("judged", cmd.t_ns, {
         "ref": len(state.judgements), "player": player, "verdict": verdict, "value": q.value,
@@ -191,7 +168,7 @@ def _add_theme(state: Battle, cmd: Command) -> list[Event]:
 
 def _undo(state: Battle, cmd: Command) -> list[Event]:
     if not state.history:
-        raise refuse("Нечего отменять.", "Nothing to undo.", "nothing_to_undo")
+        raise kit.nothing_to_undo()
     return [Event("undone", cmd.t_ns, {"phase": state.history[-1].phase})]
 
 
@@ -211,11 +188,8 @@ def _hand_over(state: Battle, cmd: Command) -> list[Event]:
 
 
 def _rejudge(state: Battle, cmd: Command) -> list[Event]:
-    ref = cmd.args.get("ref")
-    if isinstance(ref, bool) or not isinstance(ref, int) or not 0 <= ref < len(state.judgements):
-        raise refuse(f"Нет решения с номером {ref!r}.", f"There is no judgement {ref!r}.",
-                     "unknown_judgement")
-    verdict = _verdict(cmd.args.get("verdict"))
+    ref = kit.judgement_ref(cmd.args.get("ref"), len(state.judgements))
+    verdict = kit.verdict(cmd.args.get("verdict"))
     j = state.judgements[ref]
     return [Event("rejudged", cmd.t_ns, {"ref": ref, "player": j.player, "verdict": verdict,
                                          "was": j.verdict})]
@@ -223,7 +197,7 @@ def _rejudge(state: Battle, cmd: Command) -> list[Event]:
 
 def _set_score(state: Battle, cmd: Command) -> list[Event]:
     player = _seat(state, cmd.args.get("player"))
-    score = _whole(cmd.args.get("score"), "Счёт", "The score")
+    score = kit.whole(cmd.args.get("score"), "Счёт", "The score", -SCORE_LIMIT, SCORE_LIMIT)
     return [Event("score_set", cmd.t_ns, {"player": player, "score": score,
                                           "delta": score - state.score(player)})]
 

@@ -57,8 +57,8 @@ def _ev_short_word(state: Battle, e: Event) -> Battle:
 
 def _ev_answerer(state: Battle, e: Event) -> Battle:
     q = state.played[-1]
-    lamp = q.race.lamp_ns or 0
-    reactions = tuple((p.player, p.t_ns - lamp) for p in q.race.candidates())
+    reactions = tuple((p.player, arbiter.reaction_ns(q.race, p.t_ns))
+                      for p in q.race.candidates())
     return replace(_with_current(state, race=arbiter.settle(q.race, e.t_ns), mandatory=False,
                                  reactions=q.reactions + reactions), phase=ANSWERING)
 

@@ -30,8 +30,9 @@ A deadline that has passed when any command arrives is handled first (as if the 
 
 from __future__ import annotations
 
+from appliance.rules import kit
 from appliance.rules.battle.actions import legal_actions
-from appliance.rules.battle.commands import HANDLERS, refuse
+from appliance.rules.battle.commands import HANDLERS
 from appliance.rules.battle.deadlines import next_deadline, on_deadline
 from appliance.rules.battle.folds import EVOLVERS
 from appliance.rules.battle.setup import initial, load_package, package_themes, theme_spec
@@ -69,8 +70,7 @@ def _catch_up(state: Battle, now: int) -> tuple[Battle, list[Event]]:
 def decide(state: Battle, cmd: Command) -> list[Event]:
     handler = HANDLERS.get(cmd.type)
     if handler is None:
-        raise refuse(f"Неизвестная команда «{cmd.type}».", f"Unknown command {cmd.type!r}.",
-                     "unknown_command")
+        raise kit.unknown_command(cmd.type)
     state, due = _catch_up(state, cmd.arrival_ns)
     return due + handler(state, cmd)
 

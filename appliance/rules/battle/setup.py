@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from appliance.packages.model import Package
+from appliance.rules import kit
 from appliance.rules.battle.state import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -25,11 +26,15 @@ from appliance.rules.protocol import Refused
 
 
 def _bad_setup(ru: str, en: str) -> Refused:
-    return Refused(f"Неверные настройки боя: {ru}", f"Bad battle setup: {en}", "bad_setup")
+    return kit.bad_setup(ru, en)
+
+
+MAX_SECONDS = 3600  # no timer of a battle runs longer than an hour
 
 
 def _number(v: Any, what: str, minimum: float = 0) -> float:
-    if isinstance(v, bool) or not isinstance(v, int | float) or math.isnan(v) or v < minimum:
+    if (isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v)
+            or v < minimum or v > MAX_SECONDS * 1000):
         raise _bad_setup(f"{what} должно быть числом не меньше {minimum}",
                          f"{what} must be a number of at least {minimum}")
     return float(v)
@@ -77,21 +82,8 @@ def _themes(items: Any, extra: bool) -> tuple[ThemeSpec, ...]:
 
 def load_package(value: Any) -> Package:
     """A built-in package by name (``"demo-sport"``) or a package object in the project's JSON
-    form (`appliance.packages.jsonform`), so a library package can travel in the setup."""
-    from appliance.packages import jsonform
-
-    if isinstance(value, Mapping):
-        try:
-            return jsonform.from_dict(dict(value))
-        except (KeyError, TypeError, ValueError) as e:
-            raise _bad_setup(f"пакет не читается ({e})", f"the package cannot be read ({e})") from e
-    if not isinstance(value, str) or not value or any(c in value for c in ("/", "\\", "..")):
-        raise _bad_setup("неверное имя пакета", "bad package name")
-    try:
-        return jsonform.demo(value)
-    except (OSError, ValueError) as e:
-        raise _bad_setup(f"пакет «{value}» не загружен ({e})",
-                         f"package {value!r} could not be loaded ({e})") from e
+    form (`appliance.rules.kit.load_package`)."""
+    return kit.load_package(value)
 
 
 def package_themes(package: Package, stage: str = "", rounds: Any = None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from appliance.rules import arbiter
+from appliance.rules import arbiter, kit
 from appliance.rules.seq import EMPTY, Seq
 
 NAME = "battle"
@@ -16,7 +16,7 @@ SECOND = 1000 * MS
 VALUES = (10, 20, 30, 40, 50)
 QUESTIONS_PER_THEME = len(VALUES)
 MIN_PLAYERS, MAX_PLAYERS = 2, 3
-SCORE_LIMIT = 1_000_000
+SCORE_LIMIT = kit.SCORE_LIMIT
 # Themes per battle by stage (regulation 3.4); used to cut a package's themes to the stage.
 STAGE_THEMES = {"qualification": 4, "1/27": 4, "1/9": 4, "1/3": 6, "final": 12}
 
@@ -28,8 +28,8 @@ CLOSED = "closed"  # the question is over; `next` goes on
 TIE = "tie"  # players tied for first and no extra theme left: the host adds one
 FINISHED = "finished"  # exactly one leader after the last theme
 
-RIGHT, WRONG = "right", "wrong"
-VERDICTS = (RIGHT, WRONG)
+RIGHT, WRONG, NO_ANSWER, VERDICTS = kit.RIGHT, kit.WRONG, kit.NO_ANSWER, kit.VERDICTS
+
 
 @dataclass(frozen=True, slots=True)
 class QuestionSpec:

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from appliance.rules import kit
 from appliance.rules.battle.state import (
     FINISHED,
-    MS,
     NAME,
-    RIGHT,
-    WRONG,
     Battle,
     Judgement,
     ranking,
@@ -38,16 +36,18 @@ def summary(state: Battle) -> dict[str, Any]:
     stats = []
     for p, name in enumerate(state.players):
         mine = [j for j in state.judgements if j.player == p]
-        reactions = [ns / MS for q in state.played for pl, ns in q.reactions if pl == p]
+        presses, mean, best = kit.reaction_ms(
+            ns for q in state.played for pl, ns in q.reactions if pl == p)
+        verdicts = kit.verdict_counts(j.verdict for j in mine)
         stats.append({
             "seat": p, "name": name,
-            "right": sum(j.verdict == RIGHT for j in mine),
-            "wrong": sum(j.verdict == WRONG for j in mine),
+            "right": verdicts[kit.RIGHT],
+            "wrong": verdicts[kit.WRONG],
+            "no_answer": verdicts[kit.NO_ANSWER],
             "points": sum(j.points for j in mine),
             "corrections": sum(d for pl, d in state.corrections if pl == p),
-            "presses": len(reactions),
-            "reaction_ms": {"mean": sum(reactions) / len(reactions) if reactions else None,
-                            "best": min(reactions) if reactions else None},
+            "presses": presses,
+            "reaction_ms": {"mean": mean, "best": best},
         })
     return {
         "rules": NAME,

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from appliance.rules import kit
 from appliance.rules.protocol import Action
 from appliance.rules.tv import auction as auc
 from appliance.rules.tv import final as fin
 from appliance.rules.tv.board import cat_price_choices, playable
 from appliance.rules.tv.state import Phase, Stage, State, late_press
 
-VERDICT = [{"value": "right", "ru": "Верно", "en": "Right"},
-           {"value": "wrong", "ru": "Неверно", "en": "Wrong"}]
+VERDICT = kit.verdict_choices()
 
 
 def _players(state: State, seats: Any) -> list[dict[str, Any]]:
@@ -39,10 +39,11 @@ def legal_actions(state: State) -> list[Action]:
     acts += _undo(state)
     acts.append(Action("set_score", "Исправить счёт", "Set a score",
                        args={"player": _players(state, range(state.seats)),
-                             "score": {"type": "int", "min": -10**9, "max": 10**9, "step": 1}}))
+                             "score": {"type": "int", "min": -kit.SCORE_LIMIT,
+                                       "max": kit.SCORE_LIMIT, "step": 1}}))
     if state.judgements:
         refs = [{"value": j.ref, "ru": f"№{j.ref + 1}: {state.players[j.player]}, "
-                 f"{'верно' if j.verdict == 'right' else 'неверно'} ({j.delta:+d})",
+                 f"{kit.VERDICT_LABELS[j.verdict][0].lower()} ({j.delta:+d})",
                  "en": f"#{j.ref + 1}: {state.players[j.player]}, {j.verdict} ({j.delta:+d})"}
                 for j in state.judgements]
         acts.append(Action("rejudge", "Изменить оценку", "Replace a judgement",

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from appliance.packages.model import Kind
-from appliance.rules import arbiter
+from appliance.rules import arbiter, kit
 from appliance.rules.protocol import Command, Event, Refused
 from appliance.rules.tv import auction as auc
 from appliance.rules.tv import final as fin
@@ -19,7 +19,6 @@ from appliance.rules.tv.board import (
 from appliance.rules.tv.deadlines import press_deadline
 from appliance.rules.tv.state import (
     QUESTION_PHASES,
-    VERDICTS,
     Phase,
     Stage,
     State,
@@ -31,27 +30,20 @@ def _ev(type_: str, cmd: Command, **data: Any) -> Event:
     return Event(type_, cmd.t_ns, data)
 
 
+LIMIT = 10**9  # the largest number a TV command carries (scores, bids, bets, values)
+
+
 def _refuse_phase(what_ru: str, what_en: str) -> Refused:
-    return Refused(f"Сейчас нельзя: {what_ru}.", f"Not now: {what_en}.", "phase")
+    return kit.out_of_phase(what_ru, what_en)
 
 
 def _seat(state: State, cmd: Command, key: str = "player") -> int:
-    p = cmd.args.get(key)
-    if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < state.seats:
-        raise Refused("Нет такого игрока.", "No such player.", "bad_player")
-    return p
+    return kit.seat(cmd.args.get(key), state.seats)
 
 
-def _int(cmd: Command, key: str) -> int:
-    v = cmd.args.get(key)
-    if isinstance(v, bool):
-        v = None
-    if isinstance(v, str) and v.strip().lstrip("-").isdigit():
-        v = int(v)
-    if not isinstance(v, int):
-        raise Refused(f"Нужно целое число ({key}).", f"A whole number is needed ({key}).",
-                      "bad_number")
-    return v
+def _int(cmd: Command, key: str, limit: int = LIMIT) -> int:
+    ru, en = kit.NUMBER_NAMES.get(key, (key, key))
+    return kit.whole(cmd.args.get(key), ru, en, -limit, limit)
 
 
 def _cell(cmd: Command) -> tuple[int, int]:
@@ -66,11 +58,7 @@ def _cell(cmd: Command) -> tuple[int, int]:
 
 
 def _verdict(cmd: Command) -> str:
-    v = cmd.args.get("verdict")
-    if v not in VERDICTS:
-        raise Refused("Вердикт — «right» (зачёт) или «wrong» (незачёт).",
-                      "The verdict is 'right' or 'wrong'.", "bad_verdict")
-    return str(v)
+    return kit.verdict(cmd.args.get("verdict"))
 
 
 def _in_phase(state: State, *phases: str, ru: str, en: str) -> None:
@@ -188,7 +176,8 @@ def _judge(state: State, cmd: Command) -> list[Event]:
                           "This player's answer is already judged; use rejudge to correct.")
         stake = play.value if not w.needs_bets else int(w.bet(p) or 0)
         return [_ev("judged", cmd, player=p, verdict=verdict, plus=stake, minus=stake)]
-    _in_phase(state, Phase.ANSWERING, ru="никто не отвечает", en="nobody is answering")
+    if state.phase != Phase.ANSWERING:
+        raise kit.nobody_answers()
     assert play is not None and play.answerer is not None
     p = play.answerer
     if "player" in cmd.args and cmd.args["player"] != p:
@@ -348,20 +337,18 @@ def _shootout_theme(state: State, cmd: Command) -> list[Event]:
 # host: corrections -------------------------------------------------------------------
 def _undo(state: State, cmd: Command) -> list[Event]:
     if state.prev is None:
-        raise Refused("Отменять нечего.", "Nothing to undo.")
+        raise kit.nothing_to_undo()
     return [_ev("undone", cmd)]
 
 
 def _set_score(state: State, cmd: Command) -> list[Event]:
     p = _seat(state, cmd)
-    return [_ev("score_set", cmd, player=p, score=_int(cmd, "score"))]
+    return [_ev("score_set", cmd, player=p, score=_int(cmd, "score", kit.SCORE_LIMIT))]
 
 
 def _rejudge(state: State, cmd: Command) -> list[Event]:
-    ref = _int(cmd, "ref")
+    ref = kit.judgement_ref(cmd.args.get("ref"), len(state.judgements))
     verdict = _verdict(cmd)
-    if not 0 <= ref < len(state.judgements):
-        raise Refused("Нет такой оценки.", "No such judgement.")
     if state.judgements[ref].verdict == verdict:
         return []  # already so: rejudge sets a verdict, it does not toggle
     return [_ev("rejudged", cmd, ref=ref, verdict=verdict)]

@@ -116,7 +116,7 @@ def _e_settled(s: State, e: Event) -> State:
         return s
     reactions = list(s.reactions)
     if race.lamp_ns is not None and race.winner_ns is not None:
-        reactions[race.winner] = reactions[race.winner] + (race.winner_ns - race.lamp_ns,)
+        reactions[race.winner] += (arbiter.reaction_ns(race, race.winner_ns),)
     return replace(s, play=replace(play, race=race, answerer=race.winner), phase=Phase.ANSWERING,
                    reactions=tuple(reactions))
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from appliance.packages.model import Kind
-from appliance.rules.protocol import Command, Event, Refused
+from appliance.rules import kit
+from appliance.rules.protocol import Command, Event
 from appliance.rules.tv import auction as auc
 from appliance.rules.tv import final as fin
 from appliance.rules.tv.actions import legal_actions
@@ -39,10 +40,9 @@ NOT_UNDOABLE = frozenset({"press", "timeout", "undo"})
 def decide(state: State, command: Command) -> list[Event]:
     handler = HANDLERS.get(command.type)
     if handler is None:
-        raise Refused(f"Неизвестная команда «{command.type}».",
-                      f"Unknown command '{command.type}'.", "unknown")
+        raise kit.unknown_command(command.type)
     if state.stage == Stage.OVER and command.type not in ("undo", "press", "timeout"):
-        raise Refused("Игра окончена.", "The game is over.")
+        raise kit.game_over()
     events = handler(state, command)
     if not events:
         return []

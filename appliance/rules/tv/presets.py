@@ -7,11 +7,12 @@ fill in packages without prices (plain-text packages).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from appliance.rules.protocol import Refused
+from appliance.rules import kit
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,37 +67,79 @@ _INTS = {"players_min", "players_max", "settle_ms", "auction_step", "shootout_qu
 _BOOLS = {"final", "final_positive_only", "cat_to_self"}
 
 
+MAX_SECONDS = 3600.0  # no timer of a game runs longer than an hour
+
+
 def resolve(preset: str = "tv", overrides: Mapping[str, Any] | None = None) -> Settings:
-    """The preset with the host's overrides, validated (a bad value is refused, not guessed)."""
+    """The preset with the host's overrides, validated: a bad value is refused (code
+    ``bad_setup``), never guessed. Numbers are JSON numbers: a string, a boolean, NaN or
+    infinity is refused; timers are positive (``false_start_s`` may be 0) and at most an
+    hour; counts are whole numbers (3.0 is 3, 3.7 is refused)."""
     base = PRESETS.get(preset)
     if base is None:
-        raise Refused(f"Нет такого набора правил: {preset!r}.", f"No such rule-set: {preset!r}.")
+        raise kit.bad_setup(f"нет такого набора правил: {preset!r}",
+                            f"no such rule-set: {preset!r}")
+    if not isinstance(overrides or {}, Mapping):
+        raise kit.bad_setup("settings — не словарь", "settings is not an object")
     changes: dict[str, Any] = {}
     for key, value in (overrides or {}).items():
         try:
             changes[key] = _coerce(key, value)
         except (TypeError, ValueError) as e:
-            raise Refused(f"Неверное значение настройки {key}: {value!r}.",
-                          f"Bad value for setting {key}: {value!r}.") from e
+            raise kit.bad_setup(f"неверное значение настройки {key}: {value!r}",
+                                f"bad value for setting {key}: {value!r}") from e
     s = replace(base, **changes)
     if not 1 <= s.players_min <= s.players_max:
-        raise Refused("Неверные пределы числа игроков.", "Bad player count limits.")
+        raise kit.bad_setup("неверные пределы числа игроков", "bad player count limits")
     if s.auction_step < 1 or s.shootout_questions < 1 or s.settle_ms < 0:
-        raise Refused("Неверные числа в настройках.", "Bad numbers in the settings.")
+        raise kit.bad_setup("неверные числа в настройках", "bad numbers in the settings")
     return s
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise TypeError("not a finite number")
+    return float(value)
+
+
+def _whole(value: Any) -> int:
+    v = _number(value)
+    if not v.is_integer():
+        raise ValueError("not a whole number")
+    return int(v)
 
 
 def _coerce(key: str, value: Any) -> Any:
     if key in _OPTIONAL_FLOAT:
-        return None if value is None else float(value)
+        if value is None:
+            return None
+        v = _number(value)
+        if v < 0 or (v == 0 and key != "false_start_s") or v > MAX_SECONDS:
+            raise ValueError("out of range")
+        return v
     if key in _INTS:
-        return int(value)
+        v = _whole(value)
+        if v < 0:
+            raise ValueError("negative")
+        return v
     if key in _BOOLS:
         if not isinstance(value, bool):
             raise TypeError(key)
         return value
     if key == "rounds":
-        return None if value is None else int(value)
+        if value is None:
+            return None
+        v = _whole(value)
+        if v < 1:
+            raise ValueError("no rounds")
+        return v
     if key == "round_values":
-        return tuple(tuple(int(v) for v in row) for row in value)
+        if not isinstance(value, list | tuple) or not value:
+            raise TypeError(key)
+        rows = []
+        for row in value:
+            if not isinstance(row, list | tuple) or not row:
+                raise TypeError(key)
+            rows.append(tuple(_whole(v) for v in row))
+        return tuple(rows)
     raise ValueError(key)

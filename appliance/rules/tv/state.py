@@ -6,14 +6,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from appliance.packages.model import Package, Question
-from appliance.rules import arbiter
+from appliance.rules import arbiter, kit
 from appliance.rules.arbiter import Race
 from appliance.rules.tv.auction import Auction
 from appliance.rules.tv.board import Board, CellId, playable
 from appliance.rules.tv.presets import Settings
 
-RIGHT, WRONG = "right", "wrong"
-VERDICTS = (RIGHT, WRONG)
+RIGHT, WRONG, NO_ANSWER, VERDICTS = kit.RIGHT, kit.WRONG, kit.NO_ANSWER, kit.VERDICTS
 
 
 class Stage:

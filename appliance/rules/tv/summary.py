@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from appliance.rules.arbiter import MS
+from appliance.rules import kit
 from appliance.rules.tv.state import Stage, State
 
 
@@ -16,16 +16,18 @@ def stats(state: State) -> list[dict[str, Any]]:
         by_round: dict[str, int] = {}
         for j in js:
             by_round[j.round] = by_round.get(j.round, 0) + j.delta
-        r = state.reactions[p]
+        won, mean, best = kit.reaction_ms(state.reactions[p])
+        verdicts = kit.verdict_counts(j.verdict for j in js)
         out.append({
             "player": p,
-            "right": sum(1 for j in js if j.verdict == "right"),
-            "wrong": sum(1 for j in js if j.verdict == "wrong"),
+            "right": verdicts[kit.RIGHT],
+            "wrong": verdicts[kit.WRONG],
+            "no_answer": verdicts[kit.NO_ANSWER],
             "points_by_round": by_round,
             "false_starts": state.false_starts[p],
-            "presses_won": len(r),
-            "reaction_mean_ms": round(sum(r) / len(r) / MS, 1) if r else None,
-            "reaction_best_ms": round(min(r) / MS, 1) if r else None,
+            "presses_won": won,
+            "reaction_mean_ms": None if mean is None else round(mean, 1),
+            "reaction_best_ms": None if best is None else round(best, 1),
         })
     return out
 
