@@ -78,6 +78,10 @@ class Director:
         for room, box, game in self.db.query("SELECT room, box, game FROM rooms_results"):
             self._results.setdefault(str(room), {}).setdefault(str(box), []).append(
                 int(game))  # type: ignore[call-overload]
+        # Games of a withdrawn assignment (a battle replayed by the director): acknowledged
+        # as stale, so their rooms stop sending them.
+        self._stale: dict[str, dict[str, set[int]]] = {}
+        self._reassign = threading.Event()
         self._inbox: queue.Queue[tuple[str, bytes] | None] = queue.Queue()
         self._ingester = threading.Thread(target=self._ingest_forever, name="rooms-director",
                                           daemon=True)
@@ -87,6 +91,7 @@ class Director:
                              on_up=self._on_up, persistent=True)
 
     def start(self) -> Director:
+        self.t.watch(self._tournament_changed)
         self._ingester.start()
         if self.link is not None:
             self.link.start()
@@ -151,6 +156,7 @@ class Director:
         battle = self.in_play(room)
         body: dict[str, Any] = {"v": messages.VERSION, "room": room, "battle": battle}
         if battle is not None:
+            body["id"] = self.t.assignment_id(battle)
             stage, players = self.t.players(battle)
             body.update({"stage": stage, "players": players, "setup": self.t.setup(battle)})
         return messages.sealed(body)
@@ -166,7 +172,27 @@ class Director:
         with self._lock:
             acks = {box: dict(games) for box, games in self._acks.get(room, {}).items()}
             results = {box: list(g) for box, g in self._results.get(room, {}).items()}
-        return {"v": messages.VERSION, "room": room, "acks": acks, "results": results}
+            stale = {box: sorted(g) for box, g in self._stale.get(room, {}).items()}
+        out = {"v": messages.VERSION, "room": room, "acks": acks, "results": results}
+        if stale:
+            out["stale"] = stale
+        return out
+
+    def _tournament_changed(self) -> None:
+        """The director corrected the tournament by hand: give the rooms their battles
+        again (on the ingest thread, never on the game loop's)."""
+        if not self._reassign.is_set():
+            self._reassign.set()
+            self._inbox.put(("", b""))
+
+    def _is_stale(self, room: str, msg: Mapping[str, Any]) -> bool:
+        """A message of a game whose assignment the director withdrew."""
+        aid = msg.get("assignment")
+        if aid is None or aid == self.t.assignment_id(msg["battle"]):
+            return False
+        with self._lock:
+            self._stale.setdefault(room, {}).setdefault(msg["box"], set()).add(msg["game"])
+        return True
 
     def _publish_ack(self, room: str) -> None:
         if self.link is not None:
@@ -200,6 +226,9 @@ class Director:
                     break
                 batch.append(nxt)
             try:
+                if self._reassign.is_set():
+                    self._reassign.clear()
+                    self.assign_free_rooms()
                 self._ingest(batch)
             except Exception:
                 log.exception("rooms: a batch of %d messages failed", len(batch))
@@ -264,6 +293,8 @@ class Director:
                         raise Refused("Бой не назначен этому залу.",
                                       "This battle is not assigned to this room.",
                                       "not_assigned")
+                    if self._is_stale(room, msg):
+                        continue
                 except (messages.BadMessage, Refused) as e:
                     if strict:
                         raise
@@ -318,6 +349,12 @@ class Director:
             if self.t.room_of(battle) != room:
                 raise Refused("Бой не назначен этому залу.",
                               "This battle is not assigned to this room.", "not_assigned")
+            if self._is_stale(room, msg):
+                self._refused(room, topics.RESULT, Refused(
+                    "Итог боя, который директор отменил, не принят.",
+                    "The result of a battle the director withdrew was not applied.", "stale"))
+                self._publish_ack(room)
+                return False
             # The tournament's log first (it ignores a battle already done), then ours.
             self.t.record(battle, msg["summary"], {"box": box, "game": game, "room": room})
             with self.db.write() as c:

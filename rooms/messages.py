@@ -65,16 +65,25 @@ def decode(raw: bytes | str, *, kind: str, sealed_: bool = False) -> dict[str, A
     return obj
 
 
-def events_message(box: str, game: int, battle: str, events: list[dict[str, Any]]
-                   ) -> dict[str, Any]:
-    """A run of a game's committed events, in order: ``events[i]["seq"]`` consecutive."""
-    return {"v": VERSION, "box": box, "game": game, "battle": battle, "events": events}
+def events_message(box: str, game: int, battle: str, events: list[dict[str, Any]],
+                   assignment: str | None = None) -> dict[str, Any]:
+    """A run of a game's committed events, in order: ``events[i]["seq"]`` consecutive.
+    `assignment` is the id of the assignment the game plays (a battle replayed after a
+    correction gets a new one)."""
+    out = {"v": VERSION, "box": box, "game": game, "battle": battle, "events": events}
+    if assignment is not None:
+        out["assignment"] = assignment
+    return out
 
 
 def result_message(box: str, game: int, battle: str, last_seq: int,
-                   summary: Mapping[str, Any], room: str) -> dict[str, Any]:
-    return sealed({"v": VERSION, "box": box, "game": game, "battle": battle, "room": room,
-                   "last_seq": last_seq, "summary": dict(summary)})
+                   summary: Mapping[str, Any], room: str,
+                   assignment: str | None = None) -> dict[str, Any]:
+    body = {"v": VERSION, "box": box, "game": game, "battle": battle, "room": room,
+            "last_seq": last_seq, "summary": dict(summary)}
+    if assignment is not None:
+        body["assignment"] = assignment
+    return sealed(body)
 
 
 def require(obj: Mapping[str, Any], kind: str, **types: type | tuple[type, ...]) -> None:

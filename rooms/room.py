@@ -29,7 +29,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms_outbox (
     game INTEGER PRIMARY KEY, battle TEXT NOT NULL, room TEXT NOT NULL,
     acked INTEGER NOT NULL DEFAULT 0, result_acked INTEGER NOT NULL DEFAULT 0,
-    started REAL NOT NULL);
+    started REAL NOT NULL, assignment TEXT);
 CREATE TABLE IF NOT EXISTS rooms_assignment (
     room TEXT PRIMARY KEY, payload BLOB NOT NULL, received REAL NOT NULL)
 """
@@ -95,11 +95,12 @@ class RoomBox:
                 "connected": self.link.connected, "refused": self.link.refused,
                 "since": self.link.last_change, "last_ack": self.last_ack,
                 "unacknowledged": pending, "assignment": a,
-                "battle_game": self.game_of(a["battle"]) if a else None}
+                "battle_game": self.game_of(_id(a)) if a else None}
 
-    def game_of(self, battle: str) -> int | None:
-        rows = self.db.query("SELECT game FROM rooms_outbox WHERE battle = ? ORDER BY game DESC",
-                             (battle,))
+    def game_of(self, assignment: str) -> int | None:
+        """The game this box plays for an assignment (by its id), if it started it."""
+        rows = self.db.query("SELECT game FROM rooms_outbox WHERE coalesce(assignment, battle) "
+                             "= ? ORDER BY game DESC", (assignment,))
         return int(rows[0][0]) if rows else None  # type: ignore[call-overload]
 
     # -- the host starts the assigned battle -----------------------------------------------
@@ -112,13 +113,13 @@ class RoomBox:
         if a is None:
             raise Refused("Залу пока не назначен бой.", "No battle is assigned to this room yet.",
                           "no_assignment")
-        existing = self.game_of(a["battle"])
+        existing = self.game_of(_id(a))
         if existing is not None:
             return existing
         game = int(self.loop.new_game("battle", a["setup"]).result(10))
         with self.db.write() as c:
-            c.execute("INSERT INTO rooms_outbox (game, battle, room, started) VALUES (?,?,?,?)",
-                      (game, a["battle"], self.room, self.wall()))
+            c.execute("INSERT INTO rooms_outbox (game, battle, room, started, assignment) "
+                      "VALUES (?,?,?,?,?)", (game, a["battle"], self.room, self.wall(), _id(a)))
         self._kick.set()
         return game
 
@@ -133,14 +134,15 @@ class RoomBox:
 
     def export_result(self, game: int) -> dict[str, Any]:
         """The result of a finished battle as a sealed JSON object, for a USB stick."""
-        rows = self.db.query("SELECT battle FROM rooms_outbox WHERE game = ?", (game,))
+        rows = self.db.query("SELECT battle, assignment FROM rooms_outbox WHERE game = ?",
+                             (game,))
         record = self.store.game(game)
         if not rows or record is None or record.summary is None:
             raise KeyError(game)
         events = [e.to_json() for e in self.store.log(game)]
         msg = messages.result_message(self.box, game, str(rows[0][0]),
                                       events[-1]["seq"] if events else 0, record.summary,
-                                      self.room)
+                                      self.room, _opt(rows[0][1]))
         return messages.sealed({**msg, "events": events})
 
     # -- the link --------------------------------------------------------------------------
@@ -189,6 +191,10 @@ class RoomBox:
             return
         mine = (obj.get("acks") or {}).get(self.box) or {}
         results = set((obj.get("results") or {}).get(self.box) or [])
+        stale = set((obj.get("stale") or {}).get(self.box) or [])
+        if stale:  # the director withdrew these battles (a correction): stop sending them
+            log.warning("rooms: the director no longer takes games %s", sorted(stale))
+        results |= stale
         now = time.monotonic()
         with self.db.write() as c:
             for game, seq in mine.items():
@@ -217,10 +223,11 @@ class RoomBox:
         if not self.link.connected:
             return
         now = time.monotonic()
-        rows = self.db.query("SELECT game, battle, acked FROM rooms_outbox "
+        rows = self.db.query("SELECT game, battle, acked, assignment FROM rooms_outbox "
                              "WHERE result_acked = 0 ORDER BY game")
-        for game_, battle_, acked_ in rows:
+        for game_, battle_, acked_, assignment_ in rows:
             game, battle, acked = int(game_), str(battle_), int(acked_)  # type: ignore[call-overload]
+            assignment = _opt(assignment_)
             sent = self._sent.get(game, acked)
             if sent > acked and now - self._progress.get(game, now) > RETRY_S:
                 sent = acked  # acknowledgements stopped coming: send again
@@ -230,7 +237,7 @@ class RoomBox:
             todo = [e.to_json() for e in events if e.seq > sent]
             for i in range(0, len(todo), messages.MAX_EVENTS_PER_MESSAGE):
                 chunk = todo[i:i + messages.MAX_EVENTS_PER_MESSAGE]
-                msg = messages.events_message(self.box, game, battle, chunk)
+                msg = messages.events_message(self.box, game, battle, chunk, assignment)
                 if not self.link.publish(topics.up(self.room, topics.EVENTS),
                                          messages.encode(msg)):
                     return
@@ -242,7 +249,16 @@ class RoomBox:
                 last = events[-1].seq if events else 0
                 if now - self._result_sent.get(game, -1e9) > RETRY_S:
                     msg = messages.result_message(self.box, game, battle, last, record.summary,
-                                                  self.room)
+                                                  self.room, assignment)
                     if self.link.publish(topics.up(self.room, topics.RESULT),
                                          messages.encode(msg)):
                         self._result_sent[game] = now
+
+
+def _id(assignment: dict[str, Any]) -> str:
+    """An assignment's id (older directors sent none: the battle then names it)."""
+    return str(assignment.get("id") or assignment["battle"])
+
+
+def _opt(value: object) -> str | None:
+    return None if value is None else str(value)

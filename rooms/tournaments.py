@@ -32,7 +32,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms_tournament (
     seq INTEGER PRIMARY KEY, wall REAL NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rooms_assignments (
-    battle TEXT PRIMARY KEY, room TEXT NOT NULL, setup TEXT NOT NULL, assigned REAL NOT NULL)
+    battle TEXT PRIMARY KEY, room TEXT NOT NULL, setup TEXT NOT NULL, assigned REAL NOT NULL,
+    n INTEGER NOT NULL DEFAULT 1)
 """
 
 
@@ -40,6 +41,7 @@ class Bracket(Protocol):
     def ready(self) -> list[str]: ...
     def in_play(self) -> dict[str, str]: ...  # battle -> room
     def room_of(self, battle: str) -> str | None: ...  # the room it went to, ever
+    def assignment_id(self, battle: str) -> str | None: ...  # its current assignment
     def assign(self, battle: str, room: str) -> None: ...
     def setup(self, battle: str) -> dict[str, Any]: ...
     def players(self, battle: str) -> tuple[str, list[str | None]]: ...  # stage, names
@@ -94,6 +96,12 @@ class StandInBracket:
     def room_of(self, battle: str) -> str | None:
         s = self.state.battles.get(battle)
         return None if s is None else s.room
+
+    def assignment_id(self, battle: str) -> str | None:
+        return f"{battle}#1" if self.room_of(battle) is not None else None
+
+    def watch(self, on_change: Callable[[], None]) -> None:
+        """The stand-in changes only through the link: nothing to watch."""
 
     def assign(self, battle: str, room: str) -> None:
         self._append(standin.decide_assign(self.state, battle, room))
@@ -160,13 +168,33 @@ class EngineBracket:
         rows = self.db.query("SELECT room FROM rooms_assignments WHERE battle = ?", (battle,))
         return str(rows[0][0]) if rows else None
 
+    def assignment_id(self, battle: str) -> str | None:
+        """``battle#n``: n counts the times the battle went to a room, so a battle replayed
+        after a correction is a new assignment, and the old game's messages are stale."""
+        rows = self.db.query("SELECT n FROM rooms_assignments WHERE battle = ?", (battle,))
+        return f"{battle}#{rows[0][0]}" if rows else None
+
+    def watch(self, on_change: Callable[[], None]) -> None:
+        """Call `on_change` after the director changed the tournament by hand (a battle
+        replayed, a walkover, a swap): battles may have left or joined the rooms."""
+        def on_update(update: Any) -> None:
+            if update.game == self.tournament and any(
+                    e.type in ("battle_reset", "absent", "players_swapped")
+                    for e in update.events):
+                on_change()
+
+        self.loop.subscribe(on_update)
+
     def assign(self, battle: str, room: str) -> None:
         from appliance.tournament.battles import battle_setup
 
         setup = battle_setup(self.state, battle, self.package)
         with self.db.write() as c:
-            c.execute("INSERT OR REPLACE INTO rooms_assignments (battle, room, setup, assigned) "
-                      "VALUES (?,?,?,?)", (battle, room, _dumps(setup), self.wall()))
+            row = c.execute("SELECT n FROM rooms_assignments WHERE battle = ?",
+                            (battle,)).fetchone()
+            c.execute("INSERT OR REPLACE INTO rooms_assignments (battle, room, setup, assigned, "
+                      "n) VALUES (?,?,?,?,?)", (battle, room, _dumps(setup), self.wall(),
+                                                (row[0] + 1) if row else 1))
         try:
             self._submit({"type": "start_battle", "battle": battle,
                           "themes": [t["name"] for t in setup["themes"]]})

@@ -326,3 +326,57 @@ def test_broker_template_can_bind_to_an_interface(tmp_path: Path) -> None:
         c.loop_stop()
     finally:
         b.stop()
+
+
+def test_a_battle_replayed_by_the_director_leaves_its_room(broker: Any, tmp_path: Path) -> None:
+    """The tournament engine behind the link: the director replays the final while a room
+    plays it; the room gets a new assignment, the old game's later messages are stale
+    (acknowledged, never applied), and the new game's result finishes the tournament."""
+    from tournament_kit import package
+
+    from rooms.tournaments import EngineBracket, replay_engine
+
+    dstore = Store(db_path(tmp_path / "director"))
+    dloop = GameLoop(dstore).start()
+    t = dloop.new_game("tournament", {"title": "Кубок"}).result(10)
+    entries = [{"name": n, "team": f"T{i}"} for i, n in enumerate(("Анна", "Борис", "Вера"))]
+    for cmd in ({"type": "import_entries", "entries": entries}, {"type": "draw", "seed": 4}):
+        assert dloop.submit(cmd, game=t).result(10).refused is None
+    director = Director(broker=creds(broker, "director"), store_path=dstore.path,
+                        tournament=lambda db: EngineBracket(db, dloop, t, package(40, 5)))
+    director.add_room("room1")
+    director.start()
+    room = Room(tmp_path, "room1", broker, "boxR")
+    try:
+        a = wait(room.box.assignment, what="the assignment")
+        assert (a["battle"], a["id"]) == ("F", "F#1") and len(a["setup"]["themes"]) == 12
+        old = room.box.start_battle()
+        room.loop.submit({"type": "announce"}, old).result(5)
+        wait(lambda: director.live.get("room1", {}).get("phase") == "open", what="live")
+        # The director replays the final (a broken button, say).
+        assert dloop.submit({"type": "replay_battle", "battle": "F"}, game=t).result(
+            10).refused is None
+        a2 = wait(lambda: (x := room.box.assignment()) and x["id"] == "F#2" and x,
+                  what="the new assignment")
+        assert {th["name"] for th in a2["setup"]["themes"]}.isdisjoint(
+            th["name"] for th in a["setup"]["themes"])  # the first themes count as played
+        applied_old = director.db.query(
+            "SELECT count(*) FROM rooms_applied WHERE game = ?", (old,))[0][0]
+        play(room.loop, old, winner_seat=2)  # the old game goes on: its messages are stale
+        wait(lambda: [g for g in room.box.games() if g["game"] == old][0]["result_acked"],
+             what="the old game acknowledged as stale")
+        assert director.db.query("SELECT count(*) FROM rooms_applied WHERE game = ?",
+                                 (old,))[0][0] == applied_old
+        new = room.box.start_battle()
+        assert new != old
+        play(room.loop, new, winner_seat=1)
+        view = wait(lambda: director.t.view()["podium"] and director.t.view(),
+                    what="the podium")
+        final = view["battles"][-1]
+        assert final["winner"] == final["players"][1]
+        assert replay_engine(dstore, director.db) == view
+    finally:
+        room.close()
+        director.close()
+        dloop.stop()
+        dstore.close()
