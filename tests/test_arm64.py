@@ -20,6 +20,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -56,8 +57,13 @@ def smoke_layer() -> Path:
     layer = cache / f"{chroot.SUITE}-{ARCH}-venv-{key}"
     if (layer / ".complete").exists():
         return layer
+    # Layers of other dependency lists stay a day (another branch's run may be using one);
+    # half-made ones of dead processes go.
     for old in cache.glob(f"{chroot.SUITE}-{ARCH}-venv-*"):
-        chroot.remove_tree(old)
+        pid = old.name.rsplit(".", 1)[-1]
+        dead = ".tmp." in old.name and pid.isdigit() and not Path(f"/proc/{pid}").exists()
+        if dead or time.time() - old.stat().st_mtime > 86400:
+            chroot.remove_tree(old)
     tmp = chroot.fresh_copy(cache / f"{layer.name}.tmp.{os.getpid()}", arch=ARCH)
     (tmp / "root/requirements.txt").write_text("\n".join(reqs) + "\n")
     r = sh(tmp, f"chroot '{tmp}' sh -c 'python3 -m venv --system-site-packages {VENV} && "
@@ -65,7 +71,10 @@ def smoke_layer() -> Path:
            f"{VENV}/bin/python -c \"import flask, flask_socketio, gpiozero, segno\"'")
     assert r.returncode == 0, r.stdout + r.stderr
     (tmp / ".complete").touch()
-    tmp.rename(layer)
+    try:
+        tmp.rename(layer)
+    except OSError:  # another run finished the same layer first: keep that one
+        chroot.remove_tree(tmp)
     return layer
 
 
