@@ -1,15 +1,22 @@
 # Two commands do everything on a fresh Debian/Ubuntu machine: `make run` and `make test`.
 VENV ?= .venv
 PY := $(VENV)/bin/python
+# `make run` installs only what running needs; `make test` adds the development tools.
+RUN_STAMP := $(VENV)/.installed-run
 STAMP := $(VENV)/.installed
 DATA ?= data
+PORT ?= 8080
+HOST ?= 0.0.0.0
+PIP := $(VENV)/bin/pip install -qq --disable-pip-version-check
+VENDOR := webui/static/vendor/socket.io.min.js
+AXE := webui/node_modules/axe-core/axe.min.js
 
 .PHONY: run test test-arm64 lint unit bench clean vendor screenshots image
 
-run: $(STAMP) vendor
-	$(VENV)/bin/svoyak serve --simulate --data $(DATA)
+run: $(RUN_STAMP) vendor
+	$(VENV)/bin/svoyak serve --simulate --data $(DATA) --host $(HOST) --port $(PORT)
 
-test: $(STAMP) vendor
+test: $(STAMP) vendor $(AXE)
 	scripts/webui-deps.sh --browser
 	scripts/test-deps.sh
 	$(VENV)/bin/ruff check .
@@ -22,25 +29,33 @@ test-arm64: $(STAMP)
 	scripts/test-deps.sh
 	SVOYAK_TEST_ARCH=arm64 $(VENV)/bin/pytest tests/test_provisioning.py
 
-$(STAMP): pyproject.toml scripts/bootstrap.sh
-	scripts/bootstrap.sh
-	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q -e '.[dev]'
+$(RUN_STAMP): pyproject.toml scripts/bootstrap.sh
+	@scripts/bootstrap.sh
+	@python3 -m venv $(VENV)
+	@echo "installing the box's Python packages into $(VENV)"
+	@$(PIP) -e .
+	@touch $@
+
+$(STAMP): $(RUN_STAMP)
+	$(PIP) -e '.[dev]'
 	touch $@
 
 bench: $(STAMP)
 	for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
-# Front-end packages from the npm registry (lock file), copied into webui/static/vendor.
-VENDOR := webui/static/vendor/socket.io.min.js
+# Front-end packages from the npm registry (lock file), copied into webui/static/vendor;
+# the tests' axe-core (a dev dependency) stays in webui/node_modules.
 vendor: $(VENDOR)
 
 $(VENDOR): webui/package.json webui/package-lock.json webui/build.mjs
+	@scripts/webui-deps.sh
+	@cd webui && npm ci --omit=dev --no-audit --no-fund --silent && npm run --silent build
+
+$(AXE): webui/package.json webui/package-lock.json
 	scripts/webui-deps.sh
 	cd webui && npm ci --no-audit --no-fund --silent && npm run --silent build
 
-screenshots: $(STAMP) vendor
+screenshots: $(STAMP) vendor $(AXE)
 	scripts/webui-deps.sh --browser
 	$(PY) -m webui.screenshots docs/screenshots
 

@@ -25,8 +25,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default all)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument("--pins", default=None, help="pin map TOML file (default DATA/pins.toml)")
-    p.add_argument("--no-demo", action="store_true",
-                   help="do not start the demo sport battle when no game is running")
+    p.add_argument("--demo", action="store_true",
+                   help="start the demo sport battle when no game is running (by default the "
+                        "board shows its idle screen and the host chooses the format)")
+    p.add_argument("--no-demo", action="store_true", help="the default; kept for old scripts")
     p.set_defaults(func=serve)
 
 
@@ -190,7 +192,8 @@ def serve(args: argparse.Namespace) -> int:
     closers: list[Any] = []
 
     def factory() -> Any:
-        box = build(data, simulate=args.simulate, pins=args.pins, demo=not args.no_demo)
+        box = build(data, simulate=args.simulate, pins=args.pins,
+                    demo=args.demo and not args.no_demo)
         closers.append(box.close)
         atexit.register(box.close)
         return box.app
