@@ -455,3 +455,17 @@ def test_new_game_with_a_preset_and_timers(kit: Kit) -> None:
     assert res["ok"], res
     state = kit.loop.snapshot()[1]
     assert state.settings.window_ns == 3_000_000_000 and len(state.themes) == 4
+
+
+def test_a_second_host_screen_is_counted_for_every_host(kit: Kit, game: int) -> None:
+    """Two host tablets (or tabs) would both judge: each host screen learns how many there
+    are, so it can warn; the count drops again when one leaves. Other roles never see it."""
+    first = kit.host()
+    assert views(first)[-1]["hosts"] == 1
+    second = kit.host()
+    assert views(second)[-1]["hosts"] == 2
+    assert views(first)[-1]["hosts"] == 2
+    board = kit.client("board")
+    assert "hosts" not in views(board)[-1]
+    second.disconnect()
+    assert views(first)[-1]["hosts"] == 1

@@ -168,6 +168,8 @@ class Frame:
         self._actions: list[dict[str, Any]] | None = None
         self._host_actions: list[dict[str, Any]] | None = None
         self._hardware: dict[str, Any] | None = None
+        with hub._lock:  # a second host tablet or tab gets a notice
+            self.hosts = sum(1 for c in hub.clients.values() if c.role == "host")
         if self.game is None:
             return
         self.rules, self.state = snapshot or hub.loop.snapshot(self.game)
@@ -209,6 +211,8 @@ class Frame:
     def payload(self, client: Client) -> dict[str, Any]:
         out: dict[str, Any] = {"role": client.role, "seat": client.seat, "game": self.game,
                                "ui": self.ui, "box": self.box}
+        if client.role == "host":
+            out["hosts"] = self.hosts
         if client.role == "host" and self.hub.hardware_status is not None:
             hw = self.hardware()
             if hw is not None:
@@ -590,17 +594,22 @@ class Hub:
             join_room(client.room)
             if role == "player" and seat is not None and seat < self.seat_count():
                 self._take_seat(client, seat)
-            self._send_full(request.sid)
+            if role == "host":
+                self.broadcast()  # every host screen learns how many hosts there are
+            else:
+                self._send_full(request.sid)
             return True
 
         @sio.on("disconnect")
         def on_disconnect(*_: Any) -> None:
             with self._lock:
-                self.clients.pop(request.sid, None)
+                gone = self.clients.pop(request.sid, None)
                 self._meters.pop(request.sid, None)
                 self._sid_address.pop(request.sid, None)
                 lobby_changed = self.ui.lobby.pop(request.sid, None) is not None
-            if lobby_changed:
+            if gone is not None and gone.role == "host":
+                self.broadcast()  # the other host screens drop their notice
+            elif lobby_changed:
                 self._lobby_changed()
 
         @self._handler("command")
