@@ -144,6 +144,21 @@ def host() -> str:
     return render("host.html", packages=services().list_packages())
 
 
+@bp.get("/protocol/<int:game>")
+@host_required
+def protocol(game: int) -> Any:
+    """A printable protocol of one game: standings, every verdict, per-player statistics.
+    The data rides in a JSON data island; the page's script lays it out."""
+    loop = hub().loop
+    try:
+        rules, state = loop.snapshot(game)
+    except (KeyError, LookupError, ValueError):
+        abort(404)
+    data = {"game": game, "rules": rules.NAME, "finished": loop.is_finished(game),
+            "view": rules.view(state, "host"), "summary": rules.summary(state)}
+    return render("protocol.html", data=data)
+
+
 @bp.get("/board")
 def board() -> str:
     return render("board.html", host_url=host_url())

@@ -5,7 +5,7 @@
 const $ = (id) => document.getElementById(id);
 let current = null;
 const socket = connect({role: "board"}, render);
-const MAX_ROWS = 6;
+const MAX_ROWS = 10;  // the SIQ format's most themes a round
 
 function render(data) {
   current = data;
@@ -28,6 +28,7 @@ function render(data) {
   $("theme").textContent = theme;
   $("value").textContent = v.value ?? "";
 
+  renderStory(v, data);
   renderGrid(v);
   renderQuestion(v);
   renderAnswerer(v);
@@ -49,20 +50,25 @@ function renderGrid(v) {
   const grid = $("grid");
   grid.replaceChildren();
   const themes = (v.board && v.board.themes) || (v.tv ? [] : v.themes) || [];
-  if (!themes.length) return;
+  if (!themes.length) { $("board").classList.remove("dense"); return; }
   const cur = v.theme && typeof v.theme === "object" ? v.theme.index : null;
   const tvCell = v.tv && v.question && v.question.cell ? v.question.cell.slice(-2) : null;
   let start = 0;
   if (themes.length > MAX_ROWS && cur != null) start = Math.max(0, Math.min(cur - 1, themes.length - MAX_ROWS));
   const shown = themes.slice(start, start + MAX_ROWS);
   const open = ["open", "answering", "closed"].includes(v.phase);
+  const cols = Math.max(...shown.map((th, k) => (th.cells ? th.cells.length : cellValues(v, start + k, th).length)));
+  grid.style.setProperty("--rows", shown.length);
+  grid.style.setProperty("--cols", cols);
+  grid.dataset.rows = shown.length;
+  $("board").classList.toggle("dense", shown.length >= 8);
+  grid.dataset.cols = cols;
   shown.forEach((t, k) => {
     const i = start + k;
     const values = t.cells ? t.cells.map((c) => c.value) : cellValues(v, i, t);
     const row = el("div", {class: "row" + (t.red ? " red" : "") + (i === cur ? " current-theme" : ""),
                            dataset: {theme: i}});
-    row.style.setProperty("--cols", values.length);
-    row.append(el("div", {class: "tname", text: t.name}));
+    row.append(el("div", {class: "tname"}, el("span", {text: t.name})));
     values.forEach((val, n) => {
       let played, isCur = false;
       if (t.cells) {
@@ -77,9 +83,10 @@ function renderGrid(v) {
         played = n < v.number || (n === v.number && v.phase === "closed");
       }
       const cellVal = val && typeof val === "object" ? val.value : val;
-      row.append(el("div", {class: "cell" + (played ? " played" : "") + (isCur ? " current" : ""),
-                            text: played ? "" : cellVal}));
+      row.append(el("div", {class: "cell" + (played ? " played" : "") + (isCur ? " current" : "")},
+                    el("span", {text: played ? "" : num(cellVal)})));
     });
+    for (let n = values.length; n < cols; n++) row.append(el("div", {class: "cell gap"}));
     grid.append(row);
   });
 }
@@ -99,7 +106,11 @@ function renderQuestion(v) {
     if (v.kind === "cat" || v.kind === "auction" || v.kind === "no_risk") {
       const k = t("kind." + v.kind);
       box.append(el("div", {class: "kind-banner", text: k.charAt(0).toUpperCase() + k.slice(1)}));
-      if (v.kind === "cat" && v.phase === "cat_give") box.append(el("div", {text: t("board.cat_give", {who: playerName(v, q.opener)})}));
+      if (v.kind === "cat" && v.phase === "cat_give") box.append(el("div", {class: "kind-note", text: t("board.cat_give", {who: playerName(v, q.opener)})}));
+      if (v.kind === "cat" && v.phase !== "cat_give" && q.answerer != null) {
+        box.append(el("div", {class: "kind-note", text: t("board.cat_to", {who: playerName(v, q.answerer)})}));
+        box.append(el("div", {class: "kind-note muted", text: [q.theme, q.value != null ? num(q.value) : ""].filter(Boolean).join(" · ")}));
+      }
     }
     if (q.auction) box.append(auctionBoard(v, q.auction));
     if (q.written) box.append(writtenBoard(v, q.written));
@@ -116,10 +127,13 @@ function renderQuestion(v) {
       if (r.answer) box.append(el("div", {class: "answer", text: r.answer}));
     }
   }
-  if (v.tv && v.last && v.phase === "choose" && v.last.answer) {
-    $("last-answer").textContent = t("board.last_answer") + ": " + answerOf(v.last.answer);
+  const last = $("last-answer");
+  if (v.tv && v.last && v.phase === "choose" && v.last.answer && answerOf(v.last.answer)) {
+    last.replaceChildren(el("span", {class: "label", text: t("board.last_answer") + ": "}),
+      el("span", {class: "text", text: answerOf(v.last.answer)}));
+    last.hidden = false;
   } else {
-    $("last-answer").textContent = "";
+    last.hidden = true;
   }
   box.hidden = !shown;
   $("grid").hidden = shown;
@@ -128,7 +142,7 @@ function renderQuestion(v) {
 
 function auctionBoard(v, a) {
   const box = el("div", {class: "board-auction"});
-  box.append(el("div", {text: t("auction.bid") + ": " + (a.bid ?? "—") + (a.leader != null ? " — " + playerName(v, a.leader) : "") + (a.all_in ? " · " + t("auction.all_in") : "")}));
+  box.append(el("div", {class: "bid", text: t("auction.bid") + ": " + (a.bid != null ? num(a.bid) : "—") + (a.leader != null ? " — " + playerName(v, a.leader) : "") + (a.all_in ? " · " + t("auction.all_in") : "")}));
   if (a.turn != null) box.append(el("div", {class: "muted", text: t("auction.turn") + ": " + playerName(v, a.turn)}));
   if (a.passed.length) box.append(el("div", {class: "muted", text: t("auction.passed") + ": " + a.passed.map((p) => playerName(v, p)).join(", ")}));
   return box;
@@ -136,8 +150,11 @@ function auctionBoard(v, a) {
 
 function writtenBoard(v, w) {
   const table = el("table", {class: "board-written"});
+  table.append(el("tr", {}, el("th", {scope: "col", text: t("stats.player")}),
+    el("th", {scope: "col", text: w.needs_bets ? t("written.bet") : ""}),
+    el("th", {scope: "col", text: t("written.answer")}), el("th", {scope: "col", text: t("arg.verdict")})));
   for (const r of w.rows) {
-    const bet = w.needs_bets ? (r.bet != null ? String(r.bet) : (r.has_bet ? "✓" : "…")) : "";
+    const bet = w.needs_bets ? (r.bet != null ? num(r.bet) : (r.has_bet ? "✓" : "…")) : "";
     const ans = r.answer != null ? r.answer : (r.has_answer ? "✓" : "…");
     table.append(el("tr", {class: r.verdict || ""}, el("td", {text: playerName(v, r.player)}),
       el("td", {text: bet}), el("td", {text: ans}), el("td", {text: r.verdict ? t("verdict." + r.verdict) : ""})));
@@ -145,11 +162,39 @@ function writtenBoard(v, w) {
   return table;
 }
 
+// The final's themes laid out in columns so that even a long list fits; a removed theme
+// stays, struck out, with the name of the player who removed it.
 function finalBoard(v) {
+  const box = el("div", {class: "board-final-box"});
+  if (v.final.turn != null) box.append(el("div", {class: "turn-note", text: t("board.removes", {who: playerName(v, v.final.turn)})}));
   const list = el("ul", {class: "board-final"});
-  for (const th of v.final.themes) list.append(el("li", {class: th.removed_by != null ? "removed" : ""}, th.name));
-  if (v.final.turn != null) list.append(el("li", {class: "turn-note", text: t("board.removes", {who: playerName(v, v.final.turn)})}));
-  return list;
+  const n = v.final.themes.length;
+  list.style.setProperty("--fcols", n > 10 ? 3 : n > 5 ? 2 : 1);
+  for (const th of v.final.themes) {
+    list.append(el("li", {class: th.removed_by != null ? "removed" : ""}, el("span", {class: "fname", text: th.name}),
+      th.removed_by != null ? el("span", {class: "by", text: playerName(v, th.removed_by)}) : null));
+  }
+  box.append(list);
+  return box;
+}
+
+// One line that tells the story: who chooses, a shootout or an extra theme and who plays it.
+function renderStory(v, data) {
+  const box = $("story");
+  let text = "", cls = "";
+  const names = (seats) => seats.map((s) => playerName(v, s)).join(", ");
+  if (data.game == null || gameOver(data)) text = "";
+  else if (v.tv && v.shootout && v.phase === "shootout_theme") { text = t("board.shootout_choose", {names: names(v.shootout.players)}); cls = "banner"; }
+  else if (v.tv && v.shootout) { text = t("board.shootout", {names: names(v.shootout.players)}); cls = "banner"; }
+  else if (!v.tv && v.phase === "tie") { text = t("board.tie", {names: names(v.tied || [])}); cls = "banner"; }
+  else if (!v.tv && v.theme && v.theme.extra) {
+    text = t("board.extra_theme", {names: names(players(v).filter((p) => p.playing !== false).map((p) => p.seat))}); cls = "banner";
+  } else if (v.tv && v.phase === "choose" && v.chooser != null) text = t("board.chooses", {who: playerName(v, v.chooser)});
+  else if (v.tv && v.phase === "pick_chooser") text = t("board.pick_chooser");
+  else if (v.tv && v.phase === "final_order") text = t("board.final_order");
+  box.textContent = text;
+  box.className = "story " + cls;
+  box.hidden = !text;
 }
 
 // Package media from the box's store; the content type says which element plays it.
@@ -200,11 +245,14 @@ function renderScores(v) {
   const box = $("scores");
   box.replaceChildren();
   const marks = falseStarts(v);
+  const inShootout = v.tv && v.shootout ? v.shootout.players : null;
   for (const p of players(v)) {
-    const cls = ["p", p.seat === v.answering ? "answering" : "", p.playing === false ? "out" : ""].join(" ");
+    const out = p.playing === false || (inShootout && !inShootout.includes(p.seat));
+    const cls = ["p", p.seat === v.answering ? "answering" : "", out ? "out" : "",
+      v.phase === "choose" && p.seat === v.chooser ? "chooser" : ""].join(" ");
     box.append(el("div", {class: cls, dataset: {seat: p.seat}},
       el("div", {class: "name", text: p.name}),
-      el("div", {class: "score", text: p.score}),
+      el("div", {class: "score", text: num(p.score)}),
       el("div", {class: "marks", text: marks[p.seat] ? "✕".repeat(marks[p.seat]) + " " + t("board.false_start") : ""})));
   }
 }
@@ -216,26 +264,39 @@ function renderRace(v, data) {
   if (!show) return;
   const table = $("race");
   table.replaceChildren();
+  // For the audience: names and milliseconds after the lamp; false starts marked; no
+  // technical words (how the press arrived is the host's business).
   for (const r of race) {
-    const ms = r.ms_after_lamp == null ? "—" : (r.ms_after_lamp >= 0 ? "+" : "") + Math.round(r.ms_after_lamp) + " " + t("common.ms");
-    table.append(el("tr", {class: r.status}, el("td", {text: playerName(v, r.player)}), el("td", {text: ms}),
-      el("td", {text: t("race." + r.status) + (r.by && r.by !== "button" ? " · " + t("race.by." + r.by) : "")})));
+    if (["bounce", "closed"].includes(r.status)) continue;
+    const msText = r.ms_after_lamp == null ? "—" : (r.ms_after_lamp >= 0 ? "" : "\u2212") + Math.abs(Math.round(r.ms_after_lamp)) + " " + t("common.ms");
+    const mark = r.status === "false_start" ? t("board.false_start") : r.status === "winner" ? t("board.first") : "";
+    table.append(el("tr", {class: r.status}, el("td", {text: playerName(v, r.player)}), el("td", {class: "num", text: msText}),
+      el("td", {text: mark})));
   }
 }
 
 function renderWinner(v, data) {
-  const s = data.summary;
-  const done = (data.finished || v.phase === "finished" || v.stage === "over") && (s || v.players);
+  const done = gameOver(data) && players(v).length > 0;
   $("winner").hidden = !done;
   if (!done) return;
-  const ps = players(v);
-  const standings = (s && s.standings) || ps.slice().sort((a, b) => b.score - a.score)
-    .map((p) => ({...p, place: p.place ?? 1 + ps.filter((o) => o.score > p.score).length}));
-  const list = $("winner-list");
-  list.replaceChildren();
-  for (const st of standings) {
-    list.append(el("div", {class: st.place === 1 ? "first" : ""}, `${st.place}. ${st.name} — ${st.score}`));
+  const r = results(data);
+  const names = r.winners.map((s) => playerName(v, s));
+  $("winner-title").textContent = names.length > 1 ? t("host.winners") : t("board.winner");
+  $("winner-name").textContent = names.join(", ");
+  $("final-answer").hidden = !r.finalAnswer;
+  $("final-answer").textContent = r.finalAnswer ? t("board.final_answer") + ": " + r.finalAnswer : "";
+  const podium = $("winner-list");
+  podium.replaceChildren();
+  // The podium: second, first, third (the show's order), then the rest in a line.
+  const top = r.standings.slice(0, 3);
+  const order = top.length === 3 ? [top[1], top[0], top[2]] : top.length === 2 ? [top[1], top[0]] : top;
+  for (const st of order) {
+    podium.append(el("div", {class: "step place-" + Math.min(st.place, 3) + (st.place === 1 ? " first" : "")},
+      el("div", {class: "pname", text: st.name}), el("div", {class: "pscore", text: num(st.score)}),
+      el("div", {class: "block", text: String(st.place)})));
   }
+  for (const st of r.standings.slice(3)) podium.append(el("div", {class: "rest", text: `${st.place}. ${st.name} — ${num(st.score)}`}));
+  $("board-stats").replaceChildren(statsView(data));
 }
 
 // Simulated buttons: keys 1-4 press for seats 1-4 (simulator mode only).

@@ -28,6 +28,7 @@ function el(tag, attrs, ...children) {
     else if (k === "text") e.textContent = v;
     else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
     else if (k === "dataset") Object.assign(e.dataset, v);
+    else if (k === "style") Object.assign(e.style, v);  // CSSOM: allowed by a strict style-src
     else e.setAttribute(k, v === true ? "" : v);
   }
   for (const c of children.flat()) {
@@ -103,11 +104,26 @@ function norm(v) {
     race: race ? race.presses : [],
     kind: q ? q.kind : null,
     queue: [],
+    playing: race ? race.playing : [],
+    answered: race ? race.answered : [],
     text: q ? (q.text || "") : "",
     answerText: ans ? [(ans.right || []).join(" / "), ans.text].filter(Boolean).join(" — ") : "",
     comment: ans ? ans.comment : "",
     wrongAnswers: ans ? ans.wrong : [],
   };
+}
+
+// Scores and bets with a real minus sign (U+2212), not a hyphen: it reads from 5 m.
+function num(n) {
+  if (n == null || n === "") return "";
+  const x = Number(n);
+  if (!Number.isFinite(x)) return String(n);
+  return x < 0 ? "\u2212" + String(-x) : String(x);
+}
+
+function signed(n) {
+  const x = Number(n);
+  return x > 0 ? "+" + x : num(x);
 }
 
 function answerOf(a) {
@@ -130,15 +146,15 @@ function playerName(view, seat) {
 // {"type": "int"|"text", ...}. A choice list becomes one button per choice; specs become
 // inputs with a send button. Rare actions (confirm) ask twice.
 
-// Verdicts are the host's most frequent keys: + right, - wrong.
-const CHOICE_KEYS = {right: "+", wrong: "-"};
+// Verdicts are the host's most frequent keys: + right, - wrong, 0 no answer.
+const CHOICE_KEYS = {right: "+", wrong: "-", no_answer: "0"};
 
 function choiceLabel(c) { return label(c) || String(c.value); }
 
 function actionButton(text, key, onFire, confirm, cls) {
   const b = el("button", {class: "btn action " + (cls || ""), type: "button"});
   b.append(el("span", {class: "label", text}));
-  if (key) b.append(el("kbd", {text: key}));
+  if (key) b.append(el("kbd", {text: key === "space" ? t("key.space") : key}));
   b.dataset.key = key || "";
   b.addEventListener("click", () => {
     if (confirm && !b.classList.contains("confirming")) {
@@ -153,9 +169,20 @@ function actionButton(text, key, onFire, confirm, cls) {
   return b;
 }
 
-function renderActions(container, actions, fire) {
+// Arguments with a single choice are not a question (the auction's "all-in" for the one
+// player whose word it is, a phone's own seat): they are sent as they are, not shown.
+function fixedArgs(a) {
+  const fixed = {}, open = [];
+  for (const [name, spec] of Object.entries(a.args || {})) {
+    if (Array.isArray(spec) && spec.length === 1) fixed[name] = spec[0].value;
+    else open.push([name, spec]);
+  }
+  return {fixed, open};
+}
+
+function renderActions(container, actions, fire, opts = {}) {
   // Unchanged actions keep their buttons: no re-render under a finger about to tap.
-  const sig = JSON.stringify(actions);
+  const sig = JSON.stringify([actions, opts.names || null]);
   if (container._sig === sig && container._fire === fire) return container._keys;
   // A view arriving while the host types a bid or a score must not wipe the field.
   const saved = {};
@@ -165,24 +192,48 @@ function renderActions(container, actions, fire) {
   container.replaceChildren();
   const keys = {};
   actions.forEach((a, i) => {
-    const args = Object.entries(a.args || {});
+    const {fixed, open: args} = fixedArgs(a);
     const text = label(a);
-    const cls = (i === 0 ? "primary " : "") + "act-" + a.type + (a.confirm ? " rare" : "");
+    const primary = i === 0 && opts.primary !== false;
+    const cls = (primary ? "primary " : "") + "act-" + a.type + (a.confirm ? " rare" : "");
     if (args.length === 0) {
-      const b = actionButton(text, a.key, () => fire({type: a.type}), a.confirm, cls);
+      const b = actionButton(text, a.key, () => fire({type: a.type, ...fixed}), a.confirm, cls);
       b.dataset.action = a.type;
+      if (primary) b.dataset.primary = "1";
       container.append(b);
       if (a.key) keys[a.key.toLowerCase()] = b;
       return;
     }
     const group = el("div", {class: "action-group " + cls, dataset: {action: a.type}});
+    if (primary) group.dataset.primary = "1";
     group.append(el("div", {class: "group-label", text}));
+    // A player and a choice (judging written answers): one row per player, even when a
+    // single player is left (the row keeps its place under the host's thumb).
+    const all = Object.entries(a.args || {});
+    const pl = all.find(([n, sp]) => n === "player" && Array.isArray(sp));
+    const other = all.find(([n, sp]) => n !== "player" && Array.isArray(sp));
+    if (all.length === 2 && pl && other && opts.rows !== false) {
+      for (const p of pl[1]) {
+        const row = el("div", {class: "choice-row", dataset: {player: p.value}},
+          el("span", {class: "row-name", text: choiceLabel(p)}));
+        for (const c of other[1]) {
+          const b = actionButton(choiceLabel(c), "", () => fire({type: a.type, player: p.value,
+            [other[0]]: c.value}), a.confirm, "choice");
+          b.dataset.value = JSON.stringify(c.value);
+          row.append(b);
+        }
+        group.append(row);
+      }
+      container.append(group);
+      return;
+    }
     const simple = args.length === 1 && Array.isArray(args[0][1]);
     if (simple) {
       const [name, choices] = args[0];
       choices.forEach((c) => {
         const k = CHOICE_KEYS[c.value] || (choices.length === 1 ? a.key : "");
-        const b = actionButton(choiceLabel(c), k, () => fire({type: a.type, [name]: c.value}), a.confirm);
+        const b = actionButton(choiceLabel(c), k, () => fire({type: a.type, ...fixed, [name]: c.value}),
+          a.confirm, "choice");
         b.dataset.value = JSON.stringify(c.value);
         if (k && !a.confirm) keys[k.toLowerCase()] = b;
         group.append(b);
@@ -211,12 +262,12 @@ function renderActions(container, actions, fire) {
       form.append(el("label", {}, el("span", {text: t("arg." + name) !== "arg." + name ? t("arg." + name) : name}), input));
     }
     // A submit button: the browser submits the form (after checking the fields) by itself.
-    const submit = actionButton(t("host.send"), a.key, () => {}, false, "send");
+    const submit = actionButton(opts.sendLabel || t("host.send"), a.key, () => {}, false, "send");
     submit.type = "submit";
     form.append(submit);
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
-      const cmd = {type: a.type};
+      const cmd = {type: a.type, ...fixed};
       for (const [name, [input, spec]] of Object.entries(inputs)) {
         if (Array.isArray(spec)) cmd[name] = JSON.parse(input.value);
         else if (spec.type === "int") cmd[name] = parseInt(input.value, 10);
@@ -285,3 +336,83 @@ const Sound = {
     else if (cue === "time_up") { this.tone(520, 0, 0.3); this.tone(390, 0.3, 0.5); }
   },
 };
+
+// ---- the end of a game: standings and per-player statistics, both engines in one shape ----
+function gameOver(data) {
+  const v = (data && data.view) || {};
+  return !!(data && (data.finished || v.stage === "over" || v.phase === "finished"));
+}
+
+function results(data) {
+  const v = (data && data.view) || {};
+  const s = (data && data.summary) || {};
+  const ps = players(v);
+  const places = s.places || ps.map((p) => p.place ?? 1 + ps.filter((o) => o.score > p.score).length);
+  const standings = ps.map((p, i) => ({seat: p.seat ?? i, name: p.name, score: p.score, place: places[i]}))
+    .sort((a, b) => a.place - b.place || a.seat - b.seat);
+  let winners = [];
+  if (Array.isArray(v.winners) && v.winners.length) winners = v.winners;
+  else if (v.winner != null) winners = [v.winner];
+  else if (s.winner != null) winners = [s.winner];
+  else if (gameOver(data)) winners = standings.filter((r) => r.place === 1).map((r) => r.seat);
+  const raw = v.stats || s.stats || s.statistics || [];
+  const stats = raw.map((r) => {
+    const seat = r.player ?? r.seat;
+    const rx = r.reaction_ms || {};
+    return {
+      seat, name: playerName(v, seat), right: r.right, wrong: r.wrong,
+      no_answer: r.no_answer, false_starts: r.false_starts,
+      rounds: r.points_by_round || null, points: r.points,
+      mean: r.reaction_mean_ms ?? rx.mean ?? null, best: r.reaction_best_ms ?? rx.best ?? null,
+    };
+  });
+  const last = v.last || null;
+  const finalAnswer = v.stage === "over" && last && last.written ? answerOf(last.answer) : "";
+  return {winners, standings, stats, finalAnswer};
+}
+
+function ms(x) { return x == null ? "—" : Math.round(x) + " " + t("common.ms"); }
+
+// A table of the statistics and a bar chart of reaction times (mean and best, lamp → press).
+function statsView(data) {
+  const r = results(data);
+  const box = el("div", {class: "stats"});
+  if (!r.stats.length) return box;
+  const has = (k) => r.stats.some((s) => s[k] != null);
+  const rounds = [...new Set(r.stats.flatMap((s) => Object.keys(s.rounds || {})))];
+  const cols = [["right", "stats.right"], ["wrong", "stats.wrong"], ["no_answer", "stats.no_answer"],
+    ["false_starts", "stats.false_starts"]].filter(([k]) => has(k));
+  const head = el("tr", {}, el("th", {scope: "col", text: t("stats.player")}),
+    cols.map(([, key]) => el("th", {scope: "col", text: t(key)})),
+    rounds.map((name) => el("th", {scope: "col", text: name})),
+    !rounds.length && has("points") ? el("th", {scope: "col", text: t("stats.points")}) : null,
+    el("th", {scope: "col", text: t("stats.mean")}), el("th", {scope: "col", text: t("stats.best")}));
+  const table = el("table", {class: "stats-table"}, el("thead", {}, head));
+  const body = el("tbody");
+  for (const s of r.stats) {
+    body.append(el("tr", {}, el("th", {scope: "row", text: s.name}),
+      cols.map(([k]) => el("td", {text: s[k] ?? "—"})),
+      rounds.map((name) => el("td", {text: s.rounds && s.rounds[name] != null ? num(s.rounds[name]) : "—"})),
+      !rounds.length && has("points") ? el("td", {text: num(s.points)}) : null,
+      el("td", {text: ms(s.mean)}), el("td", {text: ms(s.best)})));
+  }
+  table.append(body);
+  box.append(table);
+  const top = Math.max(1, ...r.stats.map((s) => s.mean || 0), ...r.stats.map((s) => s.best || 0));
+  const chart = el("div", {class: "reaction-chart", role: "img", "aria-label": t("stats.chart")});
+  chart.append(el("div", {class: "chart-title", text: t("stats.chart")}));
+  for (const s of r.stats) {
+    const row = el("div", {class: "chart-row"}, el("span", {class: "chart-name", text: s.name}));
+    const bars = el("div", {class: "chart-bars"});
+    for (const [k, cls] of [["mean", "mean"], ["best", "best"]]) {
+      const text = (k === "mean" ? t("stats.mean") : t("stats.best")) + " " + ms(s[k]);
+      const w = s[k] == null ? 0 : Math.max(2, 100 * s[k] / top);
+      bars.append(el("div", {class: "bar " + cls}, el("div", {class: "fill", style: {width: w + "%"}}),
+        el("span", {text})));
+    }
+    row.append(bars);
+    chart.append(row);
+  }
+  box.append(chart);
+  return box;
+}

@@ -1,5 +1,8 @@
-// The host's tablet: the question with its answer, exactly the engine's legal actions as big
-// buttons (with keyboard shortcuts), the scoreboard, the race, and the simulator's buttons.
+// The host's tablet, laid out per phase: the question with its answer on the left; on the
+// right the answerer's name, then one primary action in the same place with its key, the
+// other legal actions, the race, the corrections (each a dialog that shows the current
+// value and confirms the change), the scores and the simulator's buttons. Every button is
+// one of the engine's legal actions: the screen never offers what the rules forbid.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -10,17 +13,20 @@ const socket = connect({role: "host"}, render);
 
 function fire(cmd) { return send(socket, "command", cmd, toast); }
 
-// Corrections and rare moves go one level down and ask for confirmation.
+// Corrections and rare moves: a row of buttons, each opening a dialog.
 const RARE = ["undo", "set_score", "rejudge", "set_chooser", "reopen", "end_round", "skip",
   "finish", "end_game"];
+// While someone answers, the verdict is the one thing to do: it goes first.
+const FIRST = ["judge", "pick_chooser", "give", "cat_price"];
 
 function split(actions) {
   const main = [], rare = [], presses = [];
   for (const a of actions || []) {
     if (a.by !== "host" && a.type === "press") presses.push(a);
-    else if (a.confirm || RARE.includes(a.type)) rare.push({...a, confirm: true});
+    else if (RARE.includes(a.type)) rare.push(a);
     else main.push(a);
   }
+  main.sort((a, b) => (FIRST.includes(b.type) ? 1 : 0) - (FIRST.includes(a.type) ? 1 : 0));
   return {main, rare, presses};
 }
 
@@ -30,17 +36,24 @@ function themeName(v) {
   return (v.theme && v.theme.name) || "";
 }
 
+function phaseText(data, v) {
+  if (data.game == null) return "";
+  if (data.finished) return t("host.finished");
+  if (!v.phase) return "";
+  const key = "phase." + v.phase;
+  return t(key) !== key ? t(key) : (v.phase_ru || "");
+}
+
 function render(data) {
   state = data;
   const v = norm(data.view);
+  const round = v.round && v.round.name ? v.round.name : "";
   $("where").textContent = data.game == null ? t("host.no_game")
-    : [t("rules." + data.rules), themeName(v), v.value].filter((x) => x !== "" && x != null).join(" · ");
-  $("phase").textContent = data.finished ? t("host.finished")
-    : (S.lang === "ru" && v.phase_ru) || (v.phase ? t("phase." + v.phase) : "");
-  const lamp = $("lamp");
-  lamp.classList.toggle("on", !!v.lamp);
-  lamp.textContent = v.lamp ? t("lamp.on") : t("lamp.off");
+    : [t("rules." + data.rules), round].filter((x) => x !== "" && x != null).join(" · ");
+  $("phase").textContent = phaseText(data, v);
+  renderLamp(v, data);
   $("short-word").hidden = !(v.short_word && ["open", "answering"].includes(v.phase));
+  $("second-host").hidden = !((data.hosts || 1) > 1);
   const hw = (data.hardware && data.hardware.warnings) || [];
   const stuck = ((data.hardware && data.hardware.seats) || []).filter((s) => s.stuck).map((s) => playerName(v, s.seat));
   const fault = data.hardware && data.hardware.fault;
@@ -50,18 +63,34 @@ function render(data) {
   $("hw-warnings").textContent = warn.join(" · ");
 
   renderQuestion(v, data);
+  renderAnswerer(v);
   renderRace(v);
   renderScores(v);
-  renderTimer(data);
-  renderResult(data);
+  runTimer($("timer"), data.timers);
+  runClock(data.timers);
+  renderResult(data, v);
 
-  const {main, rare, presses} = split((data.actions || []).filter((a) => a.type !== "choose" || !v.board));
-  renderBoardPick(v, data.actions || []);
-  keymap = {...renderActions($("actions"), main, fire), ...renderActions($("rare"), rare, fire)};
-  $("more").hidden = rare.length === 0;
+  const all = data.actions || [];
+  const {main, rare, presses} = split(all.filter((a) => a.type !== "choose" || !v.board));
+  const choose = all.find((a) => a.type === "choose" && v.board);
+  renderBoardPick(v, choose);
+  // The primary action: the verdict, the next step, or the board to pick from; at the end
+  // of play, finishing the game (one tap: nothing else is left to do).
+  let primary = main.slice(0, 1), rest = main.slice(1);
+  const ending = rare.find((a) => a.type === "end_game");
+  if (!primary.length && !choose && gameOver(data) && ending) primary = [{...ending, confirm: false}];
+  if (choose) { rest = main; primary = []; }
+  const names = players(v).map((p) => p.name).join();
+  keymap = {
+    ...renderActions($("primary"), primary, fire, {names}),
+    ...renderActions($("actions"), rest, fire, {primary: false, names}),
+  };
+  $("primary").hidden = primary.length === 0;
+  $("actions").hidden = rest.length === 0;
+  Object.assign(keymap, renderCorrections(v, rare.filter((a) => !(primary[0] && primary[0].type === a.type))));
   renderSim(v, presses, data);
-  $("race-toggle").classList.toggle("primary", !!data.ui.race_shown);
-  $("pause-toggle").classList.toggle("primary", !!data.ui.paused);
+  $("race-toggle").classList.toggle("on", !!data.ui.race_shown);
+  $("pause-toggle").classList.toggle("on", !!data.ui.paused);
   $("race-toggle").textContent = data.ui.race_shown ? t("host.hide_race") : t("host.show_race");
   $("pause-toggle").textContent = data.ui.paused ? t("host.resume") : t("host.pause");
   $("ng-lobby").textContent = data.ui.lobby.length ? t("host.lobby", {names: data.ui.lobby.join(", ")}) : "";
@@ -71,43 +100,81 @@ function render(data) {
   }
 }
 
+// The lamp: a big coloured sign with an icon and a word (readable without colour).
+function renderLamp(v, data) {
+  const lamp = $("lamp");
+  let mode = "off";
+  if (v.lamp) mode = "on";
+  else if (v.answering != null) mode = "answering";
+  lamp.dataset.lamp = mode;
+  $("lamp-icon").textContent = mode === "on" ? "●" : mode === "answering" ? "◆" : "○";
+  $("lamp-word").textContent = mode === "on" ? t("lamp.on") : mode === "answering"
+    ? t("host.answering", {who: playerName(v, v.answering)}) : t("lamp.off");
+  lamp.hidden = data.game == null || gameOver(data);
+}
+
+// A countdown in big seconds beside the lamp (the bar under the actions empties with it).
+function runClock(timers) {
+  const clock = $("clock");
+  clearInterval(clock._tick);
+  const entry = timers && Object.values(timers)[0];
+  clock.hidden = !entry;
+  if (!entry) return;
+  const until = performance.now() + entry.ms;
+  const tick = () => {
+    const left = Math.max(0, until - performance.now());
+    clock.textContent = t("host.seconds", {n: Math.ceil(left / 1000)});
+    clock.classList.toggle("low", left < 3000);
+    if (left <= 0) clearInterval(clock._tick);
+  };
+  tick();
+  clock._tick = setInterval(tick, 200);
+}
+
 const QUESTION_PHASES = ["open", "answering", "closed", "reading", "buttons", "after_wrong",
-  "cat_give", "cat_price", "auction", "bets", "writing"];
+  "cat_give", "cat_price", "auction", "bets", "writing", "ready"];
 
 function renderQuestion(v, data) {
   const q = v.question || {};
   const card = $("question");
-  card.hidden = data.game == null || !(QUESTION_PHASES.includes(v.phase) || v.phase === "ready");
+  card.hidden = data.game == null || gameOver(data) || !QUESTION_PHASES.includes(v.phase);
   const head = [themeName(v), v.value].filter((x) => x !== "" && x != null).join(" — ");
   const kind = v.kind && v.kind !== "normal" ? " · " + t("kind." + v.kind) : "";
   $("q-head").textContent = head + kind;
   $("q-text").textContent = v.text || "";
-  $("q-answer").textContent = v.answerText || "";
+  $("q-answer-text").textContent = v.answerText || "";
   $("q-answer").hidden = !v.answerText;
   const extra = [v.comment, (v.wrongAnswers || []).length ? t("host.not_accepted") + ": " + v.wrongAnswers.join(", ") : ""];
   $("q-comment").textContent = extra.filter(Boolean).join(" · ");
   const details = $("q-details");
   details.replaceChildren();
   if (q.auction) details.append(auctionView(v, q.auction));
-  if (q.written) details.append(writtenView(v, q.written, true));
+  if (q.written) details.append(writtenView(v, q.written));
   if (v.final && v.phase === "final_remove") details.append(finalThemes(v));
+  if (v.final && ["final_remove", "final_order"].includes(v.phase)) card.hidden = false;
+  if (v.phase === "cat_give" && q.opener != null) {
+    details.append(el("p", {class: "note", text: t("host.cat_from", {who: playerName(v, q.opener)})}));
+  }
 }
 
 function auctionView(v, a) {
   const box = el("div", {class: "auction"});
-  box.append(el("div", {text: t("auction.bid") + ": " + (a.bid ?? "—") + (a.leader != null ? " · " + playerName(v, a.leader) : "") + (a.all_in ? " · " + t("auction.all_in") : "")}));
-  if (a.turn != null) box.append(el("div", {text: t("auction.turn") + ": " + playerName(v, a.turn)}));
+  box.append(el("div", {text: t("auction.bid") + ": " + (a.bid != null ? num(a.bid) : "—") + (a.leader != null ? " · " + playerName(v, a.leader) : "") + (a.all_in ? " · " + t("auction.all_in") : "")}));
+  if (a.turn != null) box.append(el("div", {class: "turn", text: t("auction.turn") + ": " + playerName(v, a.turn)}));
   if (a.passed.length) box.append(el("div", {class: "muted", text: t("auction.passed") + ": " + a.passed.map((p) => playerName(v, p)).join(", ")}));
   return box;
 }
 
-function writtenView(v, w, host) {
+function writtenView(v, w) {
   const table = el("table", {class: "race written"});
+  table.append(el("tr", {}, el("th", {scope: "col", text: t("stats.player")}),
+    el("th", {scope: "col", text: w.needs_bets ? t("written.bet") : ""}),
+    el("th", {scope: "col", text: t("written.answer")}), el("th", {scope: "col", text: t("arg.verdict")})));
   for (const r of w.rows) {
     table.append(el("tr", {class: r.verdict || ""},
       el("td", {text: playerName(v, r.player)}),
-      el("td", {text: w.needs_bets ? (r.bet != null ? t("written.bet") + " " + r.bet : (r.has_bet ? "✓ " + t("written.bet") : "…")) : ""}),
-      el("td", {text: r.answer != null ? r.answer : (r.has_answer ? "✓ " + t("written.answer") : "…")}),
+      el("td", {text: w.needs_bets ? (r.bet != null ? num(r.bet) : (r.has_bet ? "✓" : "…")) : ""}),
+      el("td", {text: r.answer != null ? r.answer : (r.has_answer ? "✓" : "…")}),
       el("td", {text: r.verdict ? t("verdict." + r.verdict) : ""})));
   }
   return table;
@@ -122,28 +189,52 @@ function finalThemes(v) {
   return list;
 }
 
-// The TV board to choose from: the chooser names theme and value, the host taps the cell.
-function renderBoardPick(v, actions) {
-  const box = $("board-pick");
-  const choose = actions.find((a) => a.type === "choose");
-  box.hidden = !choose || !v.board;
-  box.replaceChildren();
+// The answering player's name, large, beside the verdict; the queue in order below it.
+function renderAnswerer(v) {
+  const box = $("answerer-box");
+  box.hidden = v.answering == null;
   if (box.hidden) return;
+  $("answerer-name").textContent = playerName(v, v.answering);
+  const list = $("queue");
+  list.replaceChildren();
+  const order = [v.answering, ...(v.queue || [])];
+  list.hidden = order.length < 2;
+  order.forEach((seat, i) => list.append(el("li", {class: i === 0 ? "current" : "", dataset: {seat},
+    "aria-current": i === 0 ? "true" : null, text: playerName(v, seat)})));
+}
+
+// The TV board to choose from: the chooser names theme and value, the host taps the cell.
+// Any SIQ board (up to 10 values a theme) keeps each value under its own theme.
+function renderBoardPick(v, choose) {
+  const box = $("board-pick");
+  box.hidden = !choose || !v.board;
+  if (box.hidden) { box.replaceChildren(); box._sig = null; return; }
+  const sig = JSON.stringify([choose.args.cell, v.board, v.chooser]);
+  if (box._sig === sig) return;
+  box._sig = sig;
+  box.replaceChildren();
   const open = new Set(choose.args.cell.map((c) => c.value));
-  box.append(el("h3", {text: t("host.choose") + (v.chooser != null ? ": " + playerName(v, v.chooser) : "")}));
-  const grid = el("div", {class: "pick-grid"});
+  box.append(el("h2", {class: "pick-title"}, t("host.choose"),
+    v.chooser != null ? el("span", {class: "chooser", text: " · " + t("board.chooses", {who: playerName(v, v.chooser)})}) : null));
+  const cols = Math.max(...v.board.themes.map((th) => th.cells.length));
+  const grid = el("div", {class: "pick-grid", dataset: {primary: "1"}});
+  grid.style.setProperty("--cols", cols);
+  grid.style.setProperty("--rows", v.board.themes.length);
   for (const th of v.board.themes) {
-    const row = el("div", {class: "pick-row"}, el("div", {class: "pick-theme", text: th.name}));
-    for (const c of th.cells) {
+    grid.append(el("div", {class: "pick-theme", text: th.name}));
+    for (let n = 0; n < cols; n++) {
+      const c = th.cells[n];
+      if (!c) { grid.append(el("div", {class: "pick-gap"})); continue; }
       const id = `${c.theme}:${c.question}`;
-      const b = el("button", {class: "btn cell" + (c.kind && c.kind !== "normal" ? " special" : ""), type: "button",
-                              dataset: {cell: id}, title: c.kind && c.kind !== "normal" ? t("kind." + c.kind) : null},
+      const special = c.kind && c.kind !== "normal";
+      const b = el("button", {class: "btn cell" + (special ? " special" : ""), type: "button",
+                              dataset: {cell: id}, "aria-label": `${th.name}, ${c.value}` + (special ? ", " + t("kind." + c.kind) : "")},
                    open.has(id) ? String(c.value) : "");
       b.disabled = !open.has(id);
+      if (special && open.has(id)) b.append(el("span", {class: "kind-mark", "aria-hidden": "true", text: "★"}));
       b.addEventListener("click", () => fire({type: "choose", cell: id}));
-      row.append(b);
+      grid.append(b);
     }
-    grid.append(row);
   }
   box.append(grid);
 }
@@ -153,38 +244,163 @@ function renderRace(v) {
   $("race-card").hidden = race.length === 0;
   const table = $("race");
   table.replaceChildren();
-  for (const r of race) {
-    const ms = r.ms_after_lamp == null ? "—" : (r.ms_after_lamp >= 0 ? "+" : "") + Math.round(r.ms_after_lamp) + " " + t("common.ms");
-    table.append(el("tr", {class: r.status},
+  race.forEach((r) => {
+    const msText = r.ms_after_lamp == null ? "—" : (r.ms_after_lamp >= 0 ? "+" : "\u2212") + Math.abs(Math.round(r.ms_after_lamp)) + " " + t("common.ms");
+    const current = r.player === v.answering && ["winner", "queued", "candidate"].includes(r.status);
+    table.append(el("tr", {class: r.status + (current ? " current" : "")},
       el("td", {text: playerName(v, r.player)}),
-      el("td", {text: ms}),
+      el("td", {class: "num", text: msText}),
       el("td", {text: t("race." + r.status)}),
-      el("td", {text: r.by && r.by !== "button" ? t("race.by." + r.by) : ""})));
-  }
+      el("td", {class: "muted", text: r.by && r.by !== "button" ? t("race.by." + r.by) : ""})));
+  });
 }
 
 function renderScores(v) {
   const box = $("scores");
   box.replaceChildren();
   for (const p of players(v)) {
-    const cls = ["score-row", p.seat === v.answering ? "answering" : "", p.playing === false ? "out" : ""].join(" ");
+    const cls = ["score-row", p.seat === v.answering ? "answering" : "", p.playing === false ? "out" : "",
+      p.seat === v.chooser && v.phase === "choose" ? "chooser" : ""].join(" ");
     box.append(el("div", {class: cls, dataset: {seat: p.seat}},
-      el("span", {class: "name", text: p.name}), el("span", {class: "score", text: p.score})));
+      el("span", {class: "name", text: p.name}), el("span", {class: "score", text: num(p.score)})));
   }
 }
 
-function renderTimer(data) { runTimer($("timer"), data.timers); }
-
-function renderResult(data) {
+function renderResult(data, v) {
   const box = $("result");
-  const s = data.summary;
-  box.hidden = !data.finished || !s;
-  if (box.hidden) return;
-  box.replaceChildren(el("h3", {text: t("host.result")}));
-  for (const st of s.standings || []) {
-    box.append(el("div", {class: "score-row"}, el("span", {text: `${st.place}. ${st.name}`}), el("span", {class: "score", text: st.score})));
+  const over = gameOver(data);
+  box.hidden = !over;
+  $("stats-card").hidden = !over;
+  if (!over) return;
+  const r = results(data);
+  const names = r.winners.map((s) => playerName(v, s));
+  box.replaceChildren(el("div", {class: "label", text: names.length > 1 ? t("host.winners") : t("board.winner")}),
+    el("div", {class: "who", text: names.join(", ") || "—"}));
+  const list = el("ol", {class: "standings"});
+  for (const st of r.standings) list.append(el("li", {}, el("span", {text: `${st.place}. ${st.name}`}), el("span", {class: "score", text: num(st.score)})));
+  box.append(list);
+  if (r.finalAnswer) box.append(el("p", {class: "final-answer", text: t("board.final_answer") + ": " + r.finalAnswer}));
+  if (data.finished) {
+    const again = el("button", {class: "btn primary", type: "button", dataset: {primary: "1"}, id: "again"}, t("host.new_game"));
+    again.addEventListener("click", openNewGame);
+    box.append(again);
   }
+  const stats = statsView(data);
+  $("stats").replaceChildren(stats);
+  $("stats").hidden = !stats.childElementCount;
+  $("protocol-link").href = "/protocol/" + data.game;
 }
+
+// ---- corrections: readable buttons, each a dialog with the current value ----------------
+const FIX_LABEL = {undo: "fix.undo", set_score: "fix.set_score", rejudge: "fix.rejudge",
+  set_chooser: "fix.set_chooser", reopen: "fix.reopen", end_round: "fix.end_round", skip: "fix.skip",
+  finish: "fix.finish", end_game: "fix.end_game"};
+
+function fixTitle(a) { return FIX_LABEL[a.type] ? t(FIX_LABEL[a.type]) : label(a); }
+
+function renderCorrections(v, rare) {
+  const box = $("corrections");
+  $("corrections-card").hidden = rare.length === 0;
+  const sig = JSON.stringify(rare);
+  if (box._sig === sig) return box._keys;
+  box._sig = sig;
+  box._keys = {};
+  box.replaceChildren();
+  for (const a of rare) {
+    const b = el("button", {class: "btn fix", type: "button", dataset: {fix: a.type}}, fixTitle(a));
+    if (a.key) b.append(el("kbd", {text: a.key}));
+    b.addEventListener("click", () => openFix(a));
+    box.append(b);
+    if (a.key) box._keys[a.key] = b;
+  }
+  return box._keys;
+}
+
+function currentOf(a, v, picked) {
+  if (a.type === "set_score") {
+    if (picked.player == null) return t("fix.scores_now", {scores: players(v).map((p) => `${p.name} ${num(p.score)}`).join(", ")});
+    return t("fix.score_now", {who: playerName(v, picked.player), score: num(players(v)[picked.player].score)});
+  }
+  if (a.type === "set_chooser") return v.chooser != null ? t("fix.chooser_now", {who: playerName(v, v.chooser)}) : "";
+  if (a.type === "undo") return t("fix.undo_help");
+  if (a.type === "end_game") return t("fix.end_game_help");
+  if (a.type === "finish") return t("fix.finish_help");
+  if (a.type === "end_round") return t("fix.end_round_help");
+  if (a.type === "skip") return t("fix.skip_help");
+  if (a.type === "reopen") return t("fix.reopen_help");
+  if (a.type === "rejudge") return t("fix.rejudge_help");
+  return "";
+}
+
+function changeOf(a, v, picked, choices) {
+  const name = (arg) => {
+    const c = (choices[arg] || []).find((x) => JSON.stringify(x.value) === JSON.stringify(picked[arg]));
+    return c ? choiceLabel(c) : picked[arg];
+  };
+  if (a.type === "set_score" && picked.player != null && picked.score != null && !Number.isNaN(picked.score)) {
+    return t("fix.score_change", {who: playerName(v, picked.player), from: num(players(v)[picked.player].score), to: num(picked.score)});
+  }
+  if (a.type === "set_chooser" && picked.player != null) return t("fix.chooser_change", {who: name("player")});
+  if (a.type === "rejudge" && picked.ref != null && picked.verdict != null) {
+    return t("fix.rejudge_change", {what: name("ref"), verdict: name("verdict")});
+  }
+  if (a.type === "reopen" && picked.cell != null) return t("fix.reopen_change", {what: name("cell")});
+  const missing = Object.keys(a.args || {}).some((k) => picked[k] == null);
+  return missing ? "" : t("host.confirm", {what: fixTitle(a)});
+}
+
+function openFix(a) {
+  const v = norm(state.view);
+  const picked = {}, choices = {};
+  const fields = $("fix-fields");
+  fields.replaceChildren();
+  $("fix-title").textContent = fixTitle(a);
+  const refresh = () => {
+    $("fix-now").textContent = currentOf(a, v, picked);
+    const change = changeOf(a, v, picked, choices);
+    $("fix-change").textContent = change;
+    $("fix-ok").disabled = !change;
+  };
+  for (const [name, spec] of Object.entries(a.args || {})) {
+    const argLabel = t("arg." + name);
+    if (Array.isArray(spec)) {
+      choices[name] = spec;
+      const set = el("fieldset", {class: "fix-choices"}, el("legend", {text: argLabel}));
+      for (const c of spec) {
+        const b = el("button", {class: "btn choice", type: "button", "aria-pressed": "false",
+          dataset: {value: JSON.stringify(c.value)}}, choiceLabel(c));
+        b.addEventListener("click", () => {
+          picked[name] = c.value;
+          set.querySelectorAll("button").forEach((o) => o.setAttribute("aria-pressed", String(o === b)));
+          if (a.type === "set_score" && name === "player") {
+            const inp = fields.querySelector("input[name=score]");
+            if (inp) { inp.value = players(v)[c.value].score; picked.score = players(v)[c.value].score; }
+          }
+          refresh();
+        });
+        set.append(b);
+      }
+      if (spec.length === 1) { picked[name] = spec[0].value; set.querySelector("button").setAttribute("aria-pressed", "true"); }
+      fields.append(set);
+    } else {
+      const id = "fix-" + name;
+      const inp = el("input", {id, name, type: spec.type === "int" ? "number" : "text", inputmode: spec.type === "int" ? "numeric" : null,
+        min: spec.min, max: spec.max, step: spec.step || (spec.type === "int" ? 1 : null), autocomplete: "off"});
+      inp.addEventListener("input", () => { picked[name] = spec.type === "int" ? parseInt(inp.value, 10) : inp.value; refresh(); });
+      fields.append(el("label", {for: id, text: argLabel}), inp);
+    }
+  }
+  refresh();
+  const form = $("fix-form");
+  form.onsubmit = async (e) => {
+    e.preventDefault();
+    const res = await fire({type: a.type, ...picked});
+    if (res.ok) $("fix-dialog").hidden = true;
+  };
+  $("fix-dialog").hidden = false;
+  ($("fix-fields").querySelector("button, input") || $("fix-ok")).focus();
+}
+$("fix-cancel").addEventListener("click", () => { $("fix-dialog").hidden = true; });
 
 function renderSim(v, presses, data) {
   const area = $("sim");
@@ -196,7 +412,7 @@ function renderSim(v, presses, data) {
   players(v).forEach((p) => {
     const b = el("button", {class: "btn", type: "button", dataset: {seat: p.seat}, onclick: () => send(socket, "press", {player: p.seat}, toast)},
       p.name, el("kbd", {text: String(p.seat + 1)}));
-    b.classList.toggle("primary", playing.includes(p.seat));  // a press before the lamp is a false start: never disabled
+    b.classList.toggle("armed", playing.includes(p.seat));  // a press before the lamp is a false start: never disabled
     box.append(b);
   });
 }
@@ -204,6 +420,10 @@ function renderSim(v, presses, data) {
 // ---- keyboard shortcuts for a laptop host -------------------------------------------------
 document.addEventListener("keydown", (e) => {
   if (e.target.closest("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (!$("fix-dialog").hidden || !$("new-game-dialog").hidden) {
+    if (e.key === "Escape") { $("fix-dialog").hidden = true; if (state && state.game != null) $("new-game-dialog").hidden = true; }
+    return;
+  }
   const k = e.key === " " ? "space" : e.key === "=" ? "+" : e.key.toLowerCase();
   const b = keymap[k];
   if (b) { e.preventDefault(); b.click(); return; }
@@ -216,18 +436,21 @@ document.addEventListener("keydown", (e) => {
 $("race-toggle").addEventListener("click", () => send(socket, "ui", {race_shown: !state.ui.race_shown}, toast));
 $("pause-toggle").addEventListener("click", () => send(socket, "ui", {paused: !state.ui.paused}, toast));
 
-// ---- new game -------------------------------------------------------------------------
+// ---- the start screen: the format, a package (the demos first), the names -----------------
+function rulesChosen() { return document.querySelector("input[name=rules]:checked").value; }
+
 function openNewGame() {
   const names = (state && state.ui.lobby) || [];
   const current = players((state && state.view) || {}).map((p) => p.name);
   const inputs = document.querySelectorAll("#ng-players input");
   inputs.forEach((inp, i) => { if (!inp.value) inp.value = current[i] || names[i] || ""; });
-  if (state && state.rules) $("ng-rules").value = state.rules;
+  if (state && state.rules) document.querySelector(`input[name=rules][value=${state.rules}]`).checked = true;
   syncPackages();
+  $("ng-cancel").hidden = !(state && state.game != null);
   $("new-game-dialog").hidden = false;
 }
 function syncPackages() {
-  const rules = $("ng-rules").value;
+  const rules = rulesChosen();
   $("ng-stage-box").hidden = rules !== "battle";
   $("ng-battle-timers").hidden = rules !== "battle";
   $("ng-tv-box").hidden = rules !== "tv";
@@ -235,6 +458,7 @@ function syncPackages() {
   for (const o of $("ng-package").options) {
     const ok = !o.dataset.rules || o.dataset.rules === rules;
     o.hidden = !ok;
+    o.disabled = !ok;
     if (ok && !first) first = o;
   }
   if ($("ng-package").selectedOptions[0]?.hidden && first) $("ng-package").value = first.value;
@@ -245,13 +469,14 @@ function newGameOptions(rules) {
   for (const inp of box.querySelectorAll("[data-timer]")) if (inp.value) timers[inp.dataset.timer] = parseFloat(inp.value);
   return rules === "battle" ? {stage: $("ng-stage").value, timers} : {preset: $("ng-preset").value, timers};
 }
-$("ng-rules").addEventListener("change", syncPackages);
+document.querySelectorAll("input[name=rules]").forEach((r) => r.addEventListener("change", syncPackages));
 $("new-game").addEventListener("click", openNewGame);
 $("ng-cancel").addEventListener("click", () => { $("new-game-dialog").hidden = true; });
 $("new-game-form").addEventListener("submit", async (e) => {
   e.preventDefault();
+  const rules = rulesChosen();
   const names = [...document.querySelectorAll("#ng-players input")].map((i) => i.value.trim()).filter(Boolean);
-  const res = await send(socket, "new_game", {rules: $("ng-rules").value, package: $("ng-package").value, players: names,
-    options: newGameOptions($("ng-rules").value)}, toast);
+  const res = await send(socket, "new_game", {rules, package: $("ng-package").value, players: names,
+    options: newGameOptions(rules)}, toast);
   if (res.ok) $("new-game-dialog").hidden = true;
 });

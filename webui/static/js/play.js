@@ -1,5 +1,7 @@
-// A player's phone: seat and name, own score big, the scoreboard, secret final bets and
-// written answers (sent only for this seat), and the casual buzzer where the box allows it.
+// A player's phone: seat and name, own score big, a status that follows the game in both
+// formats (wait, press, false start, blocked, «Ваш ответ!»), the buzzer where the box
+// allows it, the final's bet and answer forms for this seat only (they replace the buzzer),
+// and the results at the end.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -7,11 +9,30 @@ const toast = $("toast");
 const stored = localStorage.getItem("svoyak.seat");
 let seat = stored === null ? null : parseInt(stored, 10);
 let last = null;
+let sentType = null;
+let prevState = null;
 const socket = connect(() => ({role: "player", seat}), render);
+
+// What this seat may do or has just done: from the engine's view, never guessed.
+function myState(v, data) {
+  if (gameOver(data)) return "over";
+  if (v.answering === seat) return "answer";
+  const mine = (v.race || []).filter((r) => r.player === seat);
+  const lastPress = mine[mine.length - 1];
+  const mayPress = v.may_press ?? (!!v.lamp && (v.playing || []).includes(seat) && !(v.answered || []).includes(seat));
+  if (mayPress) return "press";
+  if (v.answering != null) return "other";
+  if (lastPress && ["false_start", "blocked"].includes(lastPress.status)) return lastPress.status;
+  if ((v.answered || []).includes(seat) && ["buttons", "open", "after_wrong"].includes(v.phase)) return "answered";
+  return "wait";
+}
+
+const STATUS = {answer: "play.you_answer", press: "lamp.press", false_start: "play.false_start",
+  blocked: "play.blocked", answered: "play.answered", other: "play.other_answers", wait: "lamp.wait", over: "play.over"};
 
 function render(data) {
   last = data;
-  const v = data.view || {};
+  const v = norm(data.view || {});
   if (data.seat !== seat) {
     seat = data.seat;
     if (seat == null) localStorage.removeItem("svoyak.seat");  // a seat this game lacks
@@ -21,30 +42,77 @@ function render(data) {
   $("me").hidden = !seated;
   $("change-seat").hidden = !seated;
   renderSeats(v, data);
+  const st = seated ? myState(v, data) : "wait";
+  const status = $("my-status");
+  const forms = seated && (data.actions || []).some((a) => a.type !== "press");
+  status.hidden = !seated || st === "over" || (forms && st === "wait");
+  status.dataset.state = st;
+  status.textContent = st === "other" ? t("play.other_answers", {who: playerName(v, v.answering)}) : t(STATUS[st]);
   if (seated) {
     $("my-seat").textContent = v.name || playerName(v, seat);
-    $("my-score").textContent = v.score ?? (players(v)[seat] || {}).score ?? "";
-    $("my-status").textContent = v.answering === seat ? t("play.you_answer") : (v.may_press ? t("lamp.press") : "");
+    $("my-score").textContent = num(v.score ?? (players(v)[seat] || {}).score ?? "");
+    if (st === "answer" && prevState !== "answer" && navigator.vibrate) navigator.vibrate([60, 40, 60]);
   }
-  const buzz = $("buzzer");
-  buzz.hidden = !(seated && data.box.phone_buzzer && !data.finished);
-  $("buzzer-note").hidden = buzz.hidden;
-  buzz.classList.toggle("armed", !!v.may_press || !!v.lamp);
-  const acts = (data.actions || []).filter((a) => a.type !== "press");
+  prevState = st;
+  const acts = seated ? (data.actions || []).filter((a) => a.type !== "press") : [];
   $("my-actions").hidden = acts.length === 0;
-  renderActions($("actions"), acts, sendMine);
+  renderActions($("actions"), acts, sendMine, {sendLabel: t("play.send")});
+  renderSent(v, acts);
+  const buzz = $("buzzer");
+  // During the final and after the game the forms and the results take the buzzer's place.
+  buzz.hidden = !(seated && data.box.phone_buzzer && !gameOver(data) && acts.length === 0);
+  $("buzzer-note").hidden = buzz.hidden;
+  buzz.classList.toggle("armed", st === "press");
+  buzz.dataset.state = st;
+  renderResult(v, data, seated);
   const box = $("scores");
   box.replaceChildren();
   for (const p of players(v)) {
-    box.append(el("div", {class: "score-row" + (p.seat === seat ? " answering" : "")},
-      el("span", {text: p.name}), el("span", {class: "score", text: p.score})));
+    box.append(el("div", {class: "score-row" + (p.seat === seat ? " mine" : "") + (p.seat === v.answering ? " answering" : "")},
+      el("span", {class: "name", text: p.name}), el("span", {class: "score", text: num(p.score)})));
   }
 }
 
+// The confirmation belongs to its form: what the engine holds for this seat (after a
+// reload too), else the last form this phone sent, while that form is still shown.
+function renderSent(v, acts) {
+  const node = $("sent");
+  const q = v.question || {};
+  const row = q.written ? q.written.rows.find((r) => r.player === seat) : null;
+  let text = "";
+  const showing = (type) => acts.some((a) => a.type === type);
+  if (row && showing("write") && row.has_answer) text = t("play.answer_taken") + (row.answer != null ? ": " + row.answer : "");
+  else if (row && showing("bet") && row.has_bet) text = t("play.bet_taken") + (row.bet != null ? ": " + num(row.bet) : "");
+  else if (sentType && showing(sentType)) text = t("play.sent");
+  node.textContent = text;
+  node.hidden = !text;
+}
+
+function renderResult(v, data, seated) {
+  const box = $("my-result");
+  box.hidden = !(seated && gameOver(data));
+  if (box.hidden) return;
+  const r = results(data);
+  const mine = r.standings.find((s) => s.seat === seat);
+  const won = r.winners.includes(seat);
+  $("my-place").textContent = won ? t("play.you_won") : mine ? t("play.your_place", {n: mine.place}) : "";
+  const stats = r.stats.find((s) => s.seat === seat);
+  const list = el("dl", {class: "my-stats"});
+  if (stats) {
+    for (const [k, key] of [["right", "stats.right"], ["wrong", "stats.wrong"], ["no_answer", "stats.no_answer"],
+      ["false_starts", "stats.false_starts"]]) {
+      if (stats[k] != null) list.append(el("dt", {text: t(key)}), el("dd", {text: String(stats[k])}));
+    }
+    list.append(el("dt", {text: t("stats.mean")}), el("dd", {text: ms(stats.mean)}),
+      el("dt", {text: t("stats.best")}), el("dd", {text: ms(stats.best)}));
+  }
+  if (r.finalAnswer) list.append(el("dt", {text: t("board.final_answer")}), el("dd", {text: r.finalAnswer}));
+  $("my-stats").replaceChildren(list);
+}
+
 async function sendMine(cmd) {
-  $("sent").hidden = true;
   const res = await send(socket, "player_command", cmd, toast);
-  $("sent").hidden = !res.ok;
+  if (res.ok) { sentType = cmd.type; if (last) render(last); }
 }
 
 function renderSeats(v, data) {
