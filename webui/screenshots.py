@@ -1,12 +1,17 @@
-"""`make screenshots`: current screenshots of the host (1280×800), board (1920×1080) and
-player (phone) pages, played through a real `svoyak serve --simulate` on loopback in
-Debian's Chromium, written to docs/screenshots/ so reviewers can see the UI.
+"""`make screenshots`: a scripted evening through the UI only — a TV game from the start
+screen to the final and its results, a sport battle with a queue to its end, and boards of
+6 themes × 10 questions and 10 themes × 5 — played on a real `svoyak serve --simulate` on
+loopback in Debian's Chromium. At every phase it calls a checkpoint with the pages that
+matter; `make screenshots` writes them to docs/screenshots/ (host 1280×800 and 800×1280,
+board 1920×1080, phone 390×844) and the browser tests check layout, accessibility and the
+catalogues at the very same checkpoints (tests/test_screens.py).
 
     python -m webui.screenshots docs/screenshots
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import signal
@@ -14,114 +19,484 @@ import subprocess
 import sys
 import tempfile
 import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from webui import localserver
 
+ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PIN = "2468"
+NAMES = ["Анна", "Борис", "Вера"]
+HOST = {"width": 1280, "height": 800}
+HOST_PORTRAIT = {"width": 800, "height": 1280}
+BOARD = {"width": 1920, "height": 1080}
+PHONE = {"width": 390, "height": 844}
+
+# checkpoint(name, pages): pages maps a role ("host", "board", "phone", "phone2", ...) to
+# its Playwright page, in the state the phase is in.
+Checkpoint = Callable[[str, dict[str, Any]], None]
 
 
-def _serve(data: Path, port: int) -> subprocess.Popen[bytes]:
+def settings(data: Path) -> None:
     data.mkdir(parents=True, exist_ok=True)
     (data / "settings.json").write_text(json.dumps(
-        {"pin": "2468", "box_name": "Svoyak", "host_url": "http://svoyak.local/host",
+        {"pin": PIN, "box_name": "Svoyak", "host_url": "http://svoyak.local/host",
          "wifi": {"ssid": "Svoyak-7F3A", "password": "quiz-night-42"}}))
-    return localserver.start(data, port, "--no-demo")
 
 
-def _press(base: str, seat: int) -> None:
-    req = urllib.request.Request(base + "/api/sim/press", method="POST",
-                                 data=json.dumps({"player": seat}).encode(),
-                                 headers={"Content-Type": "application/json"})
-    urllib.request.urlopen(req, timeout=5).close()
+def big_board(themes: int, questions: int) -> bytes:
+    """The demo TV package with its first round replaced by a themes × questions board
+    (the SIQ format allows up to 10 of each), as a package file to upload."""
+    demo = json.loads((ROOT / "appliance" / "data" / "demo-tv.json").read_text())
+    pkg = copy.deepcopy(demo)
+    proto = demo["rounds"][0]["themes"][0]["questions"][0]
+    names = ["Столицы мира", "Животные", "Русская литература XIX века", "Кухня народов мира",
+             "Музыка", "Физика вокруг нас", "Кино", "Спорт и олимпиады", "Химия", "Мифология"]
+    rnd = {"name": "Большой раунд", "final": False, "themes": []}
+    for ti in range(themes):
+        qs = []
+        for qi in range(questions):
+            q = copy.deepcopy(proto)
+            q["price"] = 100 * (qi + 1)
+            q["content"][0]["value"] = f"Вопрос {qi + 1} темы «{names[ti]}»"
+            q["right"] = [f"Ответ {ti + 1}.{qi + 1}"]
+            qs.append(q)
+        rnd["themes"].append({"name": names[ti], "questions": qs})
+    pkg["rounds"] = [rnd] + [r for r in demo["rounds"][1:]]
+    pkg["name"] = f"Табло {themes}×{questions}"
+    return json.dumps(pkg, ensure_ascii=False).encode()
 
 
-def _wait(page: Any, js: str) -> None:
-    page.wait_for_function(f"() => {{ const v = window.lastView; return !!v && ({js}); }}")
-    page.wait_for_timeout(250)  # transitions
+class Show:
+    """Drives the screens through a club evening; calls `checkpoint` at every phase."""
+
+    def __init__(self, browser: Any, base: str, checkpoint: Checkpoint,
+                 context_options: dict[str, Any] | None = None):
+        self.browser = browser
+        self.base = base
+        self.checkpoint = checkpoint
+        self.ctx = context_options or {}
+        self.host: Any = None
+        self.board: Any = None
+        self.phones: list[Any] = []
+
+    # --- pages -----------------------------------------------------------------------------
+    def page(self, viewport: dict[str, int], **kw: Any) -> Any:
+        context = self.browser.new_context(viewport=viewport, **{**self.ctx, **kw})
+        return context.new_page()
+
+    def open(self) -> None:
+        self.board = self.page(BOARD)
+        self.board.goto(self.base + "/board")
+        self.ready(self.board)
+        self.host = self.page(HOST)
+        self.host.goto(self.base + "/host")
+        self.host.fill("#pin", PIN)
+        self.host.click("button[type=submit]")
+        self.ready(self.host)
+
+    def phone(self, seat: int) -> Any:
+        while len(self.phones) <= seat:
+            p = self.page(PHONE, has_touch=True, is_mobile=True)
+            p.goto(self.base + "/play")
+            self.ready(p)
+            self.phones.append(p)
+        p = self.phones[seat]
+        if (self.view(p) or {}).get("seat") != seat:
+            p.click(f"#seats button[data-seat='{seat}']")
+            self.wait(p, f"v.seat === {seat}")
+        return p
+
+    @staticmethod
+    def ready(page: Any) -> None:
+        page.wait_for_selector("body[data-ready='1']", state="attached", timeout=15000)
+
+    @staticmethod
+    def view(page: Any) -> Any:
+        return page.evaluate("window.lastView")
+
+    @staticmethod
+    def wait(page: Any, js: str, timeout: float = 10000) -> None:
+        # A function, not an expression: the box's CSP allows no eval in the page.
+        page.wait_for_function(
+            f"() => {{ const v = window.lastView; return !!v && ({js}); }}", timeout=timeout)
+
+    def settle(self, *pages: Any) -> None:
+        for p in pages or (self.host, self.board):
+            p.wait_for_timeout(120)  # the cell-opening transition
+
+    def press(self, seat: int) -> None:
+        req = urllib.request.Request(self.base + "/api/sim/press", method="POST",
+                                     data=json.dumps({"player": seat}).encode(),
+                                     headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(req, timeout=5).close()
+
+    def at(self, name: str, **pages: Any) -> None:
+        self.settle(*pages.values())
+        self.checkpoint(name, pages)
+
+    # --- host gestures ---------------------------------------------------------------------
+    def start(self, rules: str, names: list[str], package: str | None = None,
+              stage: str = "") -> None:
+        h = self.host
+        if h.is_hidden("#new-game-dialog"):
+            h.click("#new-game")
+        h.check(f"#ng-format-{rules}")
+        if package:
+            h.select_option("#ng-package", package)
+        if rules == "battle":
+            h.select_option("#ng-stage", stage)
+        inputs = h.locator("#ng-players input")
+        for i in range(inputs.count()):
+            inputs.nth(i).fill(names[i] if i < len(names) else "")
+        h.click("#ng-start")
+        h.wait_for_selector("#new-game-dialog", state="hidden")
+        joined = json.dumps(",".join(names))
+        self.wait(h, f"v.rules === '{rules}'"
+                     f" && v.view.players.map(p => p.name).join() === {joined}")
+
+    def choice(self, action: str, text: str) -> None:
+        self.host.locator(f"[data-action={action}] button", has_text=text).first.click()
+
+    def fix(self, kind: str, picks: list[str] | None = None, fill: str | None = None,
+            name: str | None = None) -> None:
+        """A correction through its dialog: pick the choices, type the value, confirm."""
+        h = self.host
+        h.click(f"#corrections [data-fix={kind}]")
+        h.wait_for_selector("#fix-dialog", state="visible")
+        for text in picks or []:
+            h.locator("#fix-fields button", has_text=text).first.click()
+        if fill is not None:
+            h.fill("#fix-fields input", fill)
+        if name:
+            self.at(name, host=h)
+        h.click("#fix-ok")
+        h.wait_for_selector("#fix-dialog", state="hidden")
+
+    # --- a TV game ---------------------------------------------------------------------------
+    def tv_game(self) -> None:
+        h, b = self.host, self.board
+        h.wait_for_selector("#new-game-dialog", state="visible")
+        self.at("start", host=h, board=b)
+        self.start("tv", NAMES)
+        phone0, phone2 = self.phone(0), self.phone(2)
+        self.wait(b, "v.view.phase === 'pick_chooser'")
+        self.at("tv-pick-chooser", host=h, board=b, phone=phone0)
+        self.choice("pick_chooser", NAMES[0])
+        self.wait(b, "v.view.phase === 'choose'")
+        self.wait(h, "v.view.phase === 'choose'")
+        self.at("tv-choose", host=h, board=b, phone=phone0)
+        # A question with a false start, the lamp, a press, the race, a verdict.
+        h.click("#board-pick button[data-cell='0:0']")
+        self.wait(b, "v.view.phase === 'reading'")
+        self.wait(h, "v.view.phase === 'reading'")
+        self.at("tv-reading", host=h, board=b)
+        self.press(2)
+        self.wait(phone2, "v.view.question && v.view.question.race.presses.length === 1")
+        self.wait(h, "v.view.question.race.presses.length === 1")
+        self.at("tv-false-start", host=h, board=b, phone=phone2)
+        h.keyboard.press("Space")
+        self.wait(b, "v.view.phase === 'buttons'")
+        self.wait(phone0, "v.view.phase === 'buttons'")
+        self.wait(h, "v.view.phase === 'buttons'")
+        self.at("tv-lamp", host=h, board=b, phone=phone0)
+        self.press(0)
+        self.wait(b, "v.view.phase === 'answering'")
+        self.wait(h, "v.view.phase === 'answering'")
+        self.wait(phone0, "v.view.phase === 'answering'")
+        self.at("tv-answering", host=h, board=b, phone=phone0)
+        h.click("#race-toggle")
+        self.wait(b, "v.ui.race_shown === true")
+        self.at("tv-race", board=b)
+        h.click("#race-toggle")
+        self.wait(b, "v.ui.race_shown === false")
+        h.keyboard.press("+")
+        self.wait(b, "v.view.phase === 'choose' && v.view.players[0].score === 100")
+        self.wait(h, "v.view.phase === 'choose'")
+        self.at("tv-answer-shown", host=h, board=b)
+        # A cat in the bag: given to Борис, who picks its value.
+        h.click("#board-pick button[data-cell='1:2']")
+        self.wait(h, "v.view.phase === 'cat_give'")
+        self.wait(b, "v.view.phase === 'cat_give'")
+        self.at("tv-cat-give", host=h, board=b)
+        self.choice("give", NAMES[1])
+        self.wait(h, "v.view.phase === 'cat_price'")
+        self.choice("cat_price", "300")
+        self.wait(b, "v.view.phase === 'answering'")
+        self.wait(h, "v.view.phase === 'answering'")
+        self.at("tv-cat-answering", host=h, board=b)
+        h.keyboard.press("-")
+        self.wait(b, "v.view.phase === 'choose'")
+        self.wait(h, "v.view.phase === 'choose'")
+        # Corrections: the scores, through the dialog that shows the current value.
+        for who, score in ((NAMES[0], "1000"), (NAMES[1], "2000"), (NAMES[2], "1500")):
+            self.fix("set_score", [who], score, "tv-fix-score" if who == NAMES[0] else None)
+            seat = NAMES.index(who)
+            self.wait(b, f"v.view.players[{seat}].score === {score}")
+            self.wait(h, f"v.view.players[{seat}].score === {score}")
+        # An auction: bids as they come.
+        h.click("#board-pick button[data-cell='4:3']")
+        self.wait(h, "v.view.phase === 'auction'")
+        self.wait(b, "v.view.phase === 'auction'")
+        self.at("tv-auction", host=h, board=b)
+        self.bid("500")
+        self.wait(h, "v.view.question.auction.turn === 2")
+        self.host.click("[data-action=pass]")
+        self.wait(h, "v.view.question.auction.turn === 1")
+        self.bid("700")
+        self.wait(h, "v.view.question.auction.bid === 700 && v.view.question.auction.turn === 0")
+        self.wait(b, "v.view.question.auction.bid === 700")
+        self.at("tv-auction-bids", host=h, board=b)
+        self.host.click("[data-action=pass]")
+        self.wait(h, "v.view.phase === 'answering'")
+        h.keyboard.press("+")
+        self.wait(h, "v.view.phase === 'choose'")
+        # The remaining rounds end at the host's word; then the final.
+        for _ in range(12):
+            v = self.view(h)["view"]
+            if v["phase"] in ("final_order", "final_remove", "bets"):
+                break
+            kinds = {a["type"] for a in self.view(h)["actions"]}
+            if "pick_chooser" in kinds:
+                self.host.locator("[data-action=pick_chooser] button").first.click()
+            elif "end_round" in kinds:
+                self.fix("end_round")
+            self.wait(h, f"JSON.stringify(v.view.round) !== {json.dumps(json.dumps(v['round']))}"
+                         f" || v.view.phase !== '{v['phase']}'")
+        first_removal = True
+        for _ in range(12):
+            v = self.view(h)["view"]
+            if v["phase"] == "bets":
+                break
+            if v["phase"] == "final_order":
+                self.host.locator("[data-action=pick_remover] button").first.click()
+            elif v["phase"] == "final_remove":
+                if first_removal and any(t["removed_by"] is not None for t in v["final"]["themes"]):
+                    self.wait(b, "v.view.phase === 'final_remove'")
+                    self.at("tv-final-remove", host=h, board=b)
+                    first_removal = False
+                self.host.locator("[data-action=remove_theme] button").first.click()
+            n = sum(t["removed_by"] is not None for t in v["final"]["themes"]) if v["final"] else 0
+            self.wait(h, f"v.view.phase !== '{v['phase']}' || (v.view.final && "
+                         f"v.view.final.themes.filter(t => t.removed_by !== null).length > {n})")
+        self.wait(b, "v.view.phase === 'bets'")
+        phones = [self.phone(s) for s in range(3)]
+        for p in phones:
+            self.wait(p, "v.view.phase === 'bets'")
+            p.wait_for_selector("#my-actions [data-action=bet]")
+        self.at("tv-bets", host=h, board=b, phone=phones[0])
+        for s, amount in enumerate(("700", "600", "1")):
+            p = phones[s]
+            p.fill("[data-action=bet] [name=amount]", amount)
+            p.click("[data-action=bet] button[type=submit]")
+            if s == 0:
+                p.wait_for_selector("#sent", state="visible")
+                self.at("tv-bet-sent", phone=p)
+        self.wait(b, "v.view.phase === 'writing'")
+        for s, text in enumerate(("Тайна Анны", "Тайна Бориса", "Тайна Веры")):
+            p = phones[s]
+            p.wait_for_selector("[data-action=write] [name=text]")
+            if s == 0:
+                self.at("tv-writing", phone=p)
+            p.fill("[data-action=write] [name=text]", text)
+            p.click("[data-action=write] button[type=submit]")
+        self.wait(h, "v.view.question.written.rows.every(r => r.has_answer)")
+        self.wait(b, "v.view.question.written.rows.every(r => r.has_answer)")
+        self.at("tv-written", host=h, board=b, phone=phones[0])
+        for s, verdict in ((0, "right"), (1, "wrong"), (2, "wrong")):
+            h.click(f"#primary .choice-row[data-player='{s}'] button[data-value='\"{verdict}\"']")
+            if s == 0:
+                self.wait(b, "v.view.question.written.rows[0].verdict === 'right'")
+                self.at("tv-final-judged", host=h, board=b)
+            else:
+                self.wait(h, f"!v.view.question || v.view.question.written.rows[{s}].verdict")
+        self.wait(h, "v.view.stage === 'over'")
+        self.wait(b, "v.view.stage === 'over'")
+        for p in phones:
+            self.wait(p, "v.view.stage === 'over'")
+        self.at("tv-over", host=h, board=b, phone=phones[0])
+        h.click("#primary [data-action=end_game]")
+        self.wait(h, "v.finished === true")
+        self.wait(b, "v.finished === true")
+        self.wait(phones[0], "v.finished === true")
+        self.at("tv-finished", host=h, board=b, phone=phones[0])
+        game = self.view(h)["game"]
+        proto = self.page(HOST)
+        proto.context.add_cookies(h.context.cookies())
+        proto.goto(f"{self.base}/protocol/{game}")
+        proto.wait_for_selector("#verdicts tr")
+        self.at("tv-protocol", protocol=proto)
+        proto.context.close()
+
+    def bid(self, amount: str) -> None:
+        group = self.host.locator("[data-action=bid]").first
+        group.locator("[name=amount]").fill(amount)
+        group.locator("button[type=submit]").click()
+        self.wait(self.host, f"v.view.question.auction.bid === {amount}")
+
+    # --- a sport battle ----------------------------------------------------------------------
+    def battle(self) -> None:
+        h, b = self.host, self.board
+        self.start("battle", NAMES, stage="qualification")
+        phone0, phone1 = self.phone(0), self.phone(1)
+        self.wait(b, "v.rules === 'battle' && v.view.phase === 'ready'")
+        self.wait(phone0, "v.rules === 'battle'")
+        self.at("battle-ready", host=h, board=b, phone=phone0)
+        h.keyboard.press("a")
+        self.wait(b, "v.view.lamp === true")
+        self.wait(phone0, "v.view.may_press === true")
+        self.wait(h, "v.view.lamp === true")
+        self.at("battle-lamp", host=h, board=b, phone=phone0)
+        self.press(1)
+        self.wait(h, "v.view.answering === 1")
+        self.wait(b, "v.view.answering === 1")
+        self.wait(phone1, "v.view.answering === 1")
+        self.at("battle-answering", host=h, board=b, phone=phone1)
+        h.keyboard.press("s")  # the signal reset opens the queue
+        self.wait(h, "v.view.queue_open === true")
+        self.press(2)
+        self.press(0)
+        self.wait(h, "v.view.queue.length === 2")
+        self.wait(b, "v.view.queue.length === 2")
+        self.at("battle-queue", host=h, board=b, phone=phone0)
+        h.keyboard.press("-")
+        self.wait(h, "v.view.answering === 2")
+        self.wait(b, "v.view.answering === 2")
+        self.at("battle-queue-next", host=h, board=b)
+        h.keyboard.press("+")
+        self.wait(b, "v.view.phase === 'closed'")
+        self.wait(h, "v.view.phase === 'closed'")
+        self.at("battle-revealed", host=h, board=b)
+        h.keyboard.press("n")
+        for n in range(1, 20):
+            self.wait(h, "v.view.phase === 'ready'")
+            h.keyboard.press("a")
+            self.wait(h, "v.view.lamp === true")
+            self.press(n % 2)  # Анна and Борис share the points; Анна a little more
+            self.wait(h, f"v.view.answering === {n % 2}")
+            h.keyboard.press("+" if n % 2 == 0 or n % 3 else "-")
+            self.wait(h, "v.view.phase === 'closed' || v.view.phase === 'finished'"
+                         " || v.view.phase === 'tie' || v.view.answering === null")
+            if self.view(h)["view"]["phase"] == "open":
+                h.keyboard.press("r")  # read out: the window closes the question
+                self.wait(h, "v.view.phase === 'closed'", 15000)
+            if self.view(h)["view"]["phase"] in ("finished", "tie"):
+                break
+            h.keyboard.press("n")
+        self.wait(h, "v.view.phase === 'finished'")
+        self.wait(b, "v.view.phase === 'finished'")
+        self.at("battle-over", host=h, board=b, phone=phone0)
+        h.click("#primary [data-action=end_game]")
+        self.wait(h, "v.finished === true")
+        self.wait(b, "v.finished === true")
+        self.wait(phone0, "v.finished === true")
+        self.at("battle-finished", host=h, board=b, phone=phone0)
+
+    # --- boards of every size the SIQ format allows --------------------------------------------
+    def boards(self) -> None:
+        h, b = self.host, self.board
+        for themes, questions in ((6, 10), (10, 5)):
+            title = f"Табло {themes}×{questions}"
+            r = h.request.post(self.base + "/admin/packages", multipart={
+                "file": {"name": f"board-{themes}x{questions}.json",
+                         "mimeType": "application/json", "buffer": big_board(themes, questions)}})
+            assert r.ok, r.text()
+            h.goto(self.base + "/host")
+            self.ready(h)
+            if h.is_hidden("#new-game-dialog"):
+                h.click("#new-game")
+            h.check("#ng-format-tv")
+            h.select_option("#ng-package", label=title)
+            inputs = h.locator("#ng-players input")
+            for i in range(inputs.count()):
+                inputs.nth(i).fill(NAMES[i] if i < 3 else "")
+            h.click("#ng-start")
+            self.wait(h, "v.view && v.view.phase === 'pick_chooser' && v.view.board"
+                         f" && v.view.board.themes.length === {themes}")
+            self.choice("pick_chooser", NAMES[1])
+            self.wait(b, f"v.view.phase === 'choose' && v.view.board.themes.length === {themes}")
+            self.wait(h, "v.view.phase === 'choose'")
+            self.at(f"board-{themes}x{questions}", host=h, board=b)
+
+    def admin(self) -> None:
+        a = self.page(HOST)
+        a.context.add_cookies(self.host.context.cookies())
+        a.goto(self.base + "/admin/")
+        self.at("admin", admin=a)
+        a.goto(self.base + "/")
+        self.at("index", index=a)
+        a.context.close()
+
+    def second_host(self) -> None:
+        other = self.page(HOST)
+        other.context.add_cookies(self.host.context.cookies())
+        other.goto(self.base + "/host")
+        self.ready(other)
+        self.wait(self.host, "v.hosts === 2")
+        self.at("second-host", host=self.host)
+        other.context.close()
+        self.wait(self.host, "v.hosts === 1")
+
+
+@contextmanager
+def serving(tmp: Path) -> Iterator[str]:
+    port = localserver.free_port()
+    settings(tmp / "data")
+    proc: subprocess.Popen[Any] = localserver.start(tmp / "data", port)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(15)
+
+
+def evening(show: Show) -> None:
+    """The whole scripted evening, in the order a club plays it."""
+    show.open()
+    show.at("idle", board=show.board)
+    show.tv_game()
+    show.battle()
+    show.second_host()
+    show.boards()
+    show.admin()
+
+
+def shooter(out: Path, written: list[Path]) -> Checkpoint:
+    def snap(name: str, pages: dict[str, Any]) -> None:
+        for role, page in pages.items():
+            base = role.rstrip("0123456789")
+            if base == "host":
+                for suffix, size in (("", HOST), ("-portrait", HOST_PORTRAIT)):
+                    page.set_viewport_size(size)
+                    page.wait_for_timeout(150)
+                    path = out / f"host{suffix}-{name}.png"
+                    page.screenshot(path=str(path))
+                    written.append(path)
+                page.set_viewport_size(HOST)
+            else:
+                path = out / f"{base}-{name}.png"
+                page.screenshot(path=str(path))
+                written.append(path)
+    return snap
 
 
 def shoot(out: Path) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
     out.mkdir(parents=True, exist_ok=True)
-    port = localserver.free_port()
-    base = f"http://127.0.0.1:{port}"
+    for old in out.glob("*.png"):
+        old.unlink()
     written: list[Path] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        proc = _serve(Path(tmp) / "data", port)
-        try:
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-                board = browser.new_page(viewport={"width": 1920, "height": 1080})
-                board.goto(base + "/board")
-                _wait(board, "v.game === null")
-
-                def snap(page: Any, name: str) -> None:
-                    path = out / f"{name}.png"
-                    page.screenshot(path=str(path))
-                    written.append(path)
-
-                snap(board, "board-idle")
-                host = browser.new_page(viewport={"width": 1280, "height": 800})
-                host.goto(base + "/host")
-                host.fill("#pin", "2468")
-                host.click("button[type=submit]")
-                host.wait_for_selector("#new-game-dialog", state="visible")
-                snap(host, "host-new-game")
-                # A sport battle: a press before the end of reading, the queue.
-                host.select_option("#ng-rules", "battle")
-                host.select_option("#ng-stage", "qualification")
-                for i, name in enumerate(["Анна", "Борис", "Вера", ""]):
-                    host.locator("#ng-players input").nth(i).fill(name)
-                host.click("#new-game-form button[type=submit]")
-                _wait(host, "v.view && v.view.phase === 'ready'")
-                host.keyboard.press("a")
-                _wait(board, "v.view.lamp === true")
-                snap(board, "board-battle-lamp")
-                _press(base, 1)
-                _wait(host, "v.view.answering === 1")
-                _wait(board, "v.view.answering === 1")
-                snap(host, "host-battle-answering")
-                snap(board, "board-battle-answering")
-                host.keyboard.press("+")
-                _wait(board, "v.view.phase === 'closed'")
-                snap(board, "board-battle-revealed")
-                # A TV game: the board, then a question with a false start.
-                host.click("#new-game")
-                host.select_option("#ng-rules", "tv")
-                host.click("#new-game-form button[type=submit]")
-                _wait(board, "v.rules === 'tv' && v.view.phase === 'pick_chooser'")
-                host.locator(".action-group[data-action=pick_chooser] button").first.click()
-                _wait(board, "v.view.phase === 'choose'")
-                snap(board, "board-tv-choose")
-                snap(host, "host-tv-choose")
-                host.click("#board-pick button[data-cell='2:1']")
-                _wait(board, "v.view.phase === 'reading'")
-                _press(base, 2)  # a false start
-                _wait(board, "v.view.false_starts === 1")
-                host.keyboard.press("Space")
-                _wait(board, "v.view.phase === 'buttons'")
-                snap(board, "board-tv-question")
-                _press(base, 0)
-                _wait(host, "v.view.phase === 'answering'")
-                host.click("#race-toggle")
-                _wait(board, "v.ui.race_shown === true")
-                snap(host, "host-tv-answering")
-                snap(board, "board-tv-race")
-                phone = browser.new_page(viewport={"width": 390, "height": 844},
-                                         device_scale_factor=2)
-                phone.goto(base + "/play")
-                phone.click("#seats button[data-seat='0']")
-                _wait(phone, "v.seat === 0")
-                snap(phone, "play-phone")
-                browser.close()
-        finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(15)
+    with (tempfile.TemporaryDirectory() as tmp, serving(Path(tmp)) as base,
+          sync_playwright() as p):
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        evening(Show(browser, base, shooter(out, written)))
+        browser.close()
     return written
 
 

@@ -1,0 +1,174 @@
+"""The screens through a scripted evening, in Debian's Chromium, at the sizes they are used
+at (host 1280×800 and 800×1280, board 1920×1080, phone 390×844): the same script as
+`make screenshots` (webui/screenshots.py), and at every phase on every page
+
+- the primary action, the answerer's name and the lamp are on screen without scrolling;
+- no text is cut by its box or overlaps other text, and nothing scrolls sideways;
+- axe-core (from the npm registry, run inside the page) finds no serious or critical
+  violation, colour contrast included;
+- no raw catalogue key («kind.final») is shown.
+
+Plus the catalogues themselves: every key the pages use exists in Russian and English, and
+every phase, kind, press status and verdict an engine can produce has its words."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webui import screenshots
+from webui.screenshots import HOST, HOST_PORTRAIT, Show
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOGUES = {lang: json.loads((ROOT / "webui" / "translations" / f"{lang}.json").read_text())
+              for lang in ("ru", "en")}
+NAMESPACES = sorted({k.split(".", 1)[0] for k in CATALOGUES["ru"]})
+CHECK_JS = (Path(__file__).parent / "screens_check.js").read_text()
+AXE = ROOT / "webui" / "node_modules" / "axe-core" / "axe.min.js"
+AXE_RUN = """async () => {
+  const r = await axe.run(document, {runOnly: {type: "tag",
+    values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}, resultTypes: ["violations"]});
+  return r.violations.filter((x) => ["serious", "critical"].includes(x.impact)).map((x) =>
+    x.id + ": " + x.nodes.slice(0, 3).map((n) => n.target.join(" ") + " — " +
+      (n.failureSummary || "").split("\\n").slice(1, 2).join("")).join(" | "));
+}"""
+
+
+# --- the catalogues --------------------------------------------------------------------------
+
+def used_keys() -> set[str]:
+    keys: set[str] = set()
+    pattern = re.compile(r"""\bt\(\s*["']([a-z_]+\.[a-z_.0-9]*[a-z0-9])["']""")
+    for path in [*(ROOT / "webui" / "static" / "js").glob("*.js"),
+                 *(ROOT / "webui" / "templates").glob("*.html")]:
+        keys.update(pattern.findall(path.read_text()))
+    # Keys the scripts name in tables (corrections, statistics, phone states).
+    for path in (ROOT / "webui" / "static" / "js").glob("*.js"):
+        keys.update(re.findall(r"""["']((?:fix|stats|play|lamp)\.[a-z_]+)["']""",
+                               path.read_text()))
+    return keys
+
+
+def test_every_key_the_pages_use_is_in_both_catalogues() -> None:
+    assert set(CATALOGUES["ru"]) == set(CATALOGUES["en"])
+    missing = sorted(k for k in used_keys() if k not in CATALOGUES["ru"])
+    assert missing == []
+    empty = [k for lang, c in CATALOGUES.items() for k, v in c.items() if not v.strip()]
+    assert empty == []
+
+
+def test_every_engine_word_has_its_catalogue_entry() -> None:
+    from appliance import arbiter
+    from appliance.packages.model import Kind
+    from appliance.sport import battle
+    from appliance.tv.state import Phase
+
+    def words(namespace: type) -> set[str]:
+        return {v for k, v in vars(namespace).items() if k.isupper() and isinstance(v, str)}
+
+    phases = words(Phase) | {battle.READY, battle.OPEN, battle.ANSWERING,
+                                              battle.CLOSED, battle.TIE, battle.FINISHED}
+    need = {f"phase.{p}" for p in phases}
+    need |= {f"kind.{k.value}" for k in Kind if k.value != "empty"} | {"kind.final"}
+    need |= {f"race.{s}" for s in words(arbiter.Status)}
+    need |= {"verdict.right", "verdict.wrong", "rules.tv", "rules.battle"}
+    assert sorted(need - set(CATALOGUES["ru"])) == []
+
+
+# --- the evening in the browser ----------------------------------------------------------------
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+if not os.path.exists(screenshots.CHROMIUM):  # `make test` installs it (scripts/webui-deps.sh)
+    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
+if not (ROOT / "webui" / "static" / "vendor" / "socket.io.min.js").exists() or not AXE.exists():
+    pytest.skip("run `make vendor` first (npm ci installs axe-core)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=screenshots.CHROMIUM, args=screenshots.FLAGS)
+        yield b
+        b.close()
+
+
+class Inspector:
+    """The checkpoint of the scripted evening: checks every page it is given."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+        self.seen: list[str] = []
+
+    def check(self, name: str, role: str, page: Any) -> None:
+        self.seen.append(f"{name}/{role}")
+        for p in page.evaluate(CHECK_JS, NAMESPACES):
+            self.problems.append(f"{name} {role} {page.viewport_size}: {p}")
+        if not page.evaluate("typeof axe !== 'undefined'"):
+            page.add_script_tag(path=str(AXE))
+        for p in page.evaluate(AXE_RUN):
+            self.problems.append(f"{name} {role} {page.viewport_size}: axe {p}")
+
+    def __call__(self, name: str, pages: dict[str, Any]) -> None:
+        for role, page in pages.items():
+            if role == "host":
+                for size in (HOST, HOST_PORTRAIT):
+                    page.set_viewport_size(size)
+                    page.wait_for_timeout(100)
+                    self.check(name, role, page)
+                page.set_viewport_size(HOST)
+            else:
+                self.check(name, role, page)
+
+
+@pytest.fixture
+def show(browser: Any, tmp_path: Path) -> Iterator[tuple[Show, Inspector]]:
+    inspector = Inspector()
+    with screenshots.serving(tmp_path) as base:
+        # axe is injected as a script tag: the test pages let it past the box's CSP.
+        s = Show(browser, base, inspector, {"bypass_csp": True})
+        s.open()
+        yield s, inspector
+        for page in [s.host, s.board, *s.phones]:
+            page.context.close()
+
+
+def test_a_tv_game_through_the_screens(show: tuple[Show, Inspector]) -> None:
+    s, inspector = show
+    s.at("idle", board=s.board)
+    s.tv_game()
+    assert len(inspector.seen) > 40
+    assert not inspector.problems, "\n".join(inspector.problems)
+    # The story the board told: the chooser, the answer after the question, the final's.
+    assert s.board.locator("#winner-name").inner_text() == "Борис"
+
+
+def test_a_sport_battle_through_the_screens(show: tuple[Show, Inspector]) -> None:
+    s, inspector = show
+    s.battle()
+    s.second_host()
+    assert "battle-queue/host" in inspector.seen
+    assert not inspector.problems, "\n".join(inspector.problems)
+
+
+def test_boards_of_ten_values_and_of_ten_themes_fit(show: tuple[Show, Inspector]) -> None:
+    s, inspector = show
+    s.boards()
+    for themes, questions in ((6, 10), (10, 5)):
+        assert f"board-{themes}x{questions}/board" in inspector.seen
+    # The last board: 10 rows of 5 values, every value inside its own cell on the TV.
+    cells = s.board.evaluate("""() => [...document.querySelectorAll('#grid .cell span')]
+      .map((n) => {
+        const c = n.parentElement.getBoundingClientRect(), t = n.getBoundingClientRect();
+        return [t.left >= c.left && t.right <= c.right && t.top >= c.top && t.bottom <= c.bottom,
+                parseFloat(getComputedStyle(n).fontSize)]; })""")
+    assert len(cells) == 50 and all(inside for inside, _ in cells)
+    assert min(size for _, size in cells) >= 40
+    assert s.board.locator("#grid .row").count() == 10
+    s.admin()
+    assert not inspector.problems, "\n".join(inspector.problems)
