@@ -64,10 +64,10 @@ def test_every_key_the_pages_use_is_in_both_catalogues() -> None:
 
 
 def test_every_engine_word_has_its_catalogue_entry() -> None:
-    from appliance import arbiter
     from appliance.packages.model import Kind
-    from appliance.sport import battle
-    from appliance.tv.state import Phase
+    from appliance.rules import arbiter
+    from appliance.rules.battle import state as battle
+    from appliance.rules.tv.state import Phase
 
     def words(namespace: type) -> set[str]:
         return {v for k, v in vars(namespace).items() if k.isupper() and isinstance(v, str)}
