@@ -433,3 +433,24 @@ def test_wifi_change_is_asked_of_the_box_setup_tool(tmp_path: Path) -> None:
         assert json.loads((tmp_path / "settings.json").read_text())["wifi"]["ssid"] == "Club"
     finally:
         k.close()
+
+
+def test_a_refused_wifi_change_reads_as_an_error_and_keeps_what_was_typed(tmp_path: Path) -> None:
+    """A Wi-Fi name or password the access point cannot take: the page says so as an error
+    (not a green «saved»), in the host's language, and the fields keep what was typed."""
+    k = make_kit(tmp_path, simulate=False)
+    try:
+        c, _ = login(k)
+        r = c.post("/admin/settings", data={"box_name": "Svoyak", "ssid": "Клуб Знатоки",
+                                            "password": "short"})
+        page = r.get_data(as_text=True)
+        assert r.status_code == 400
+        assert 'class="message failed"' in page and 'role="alert"' in page
+        assert "от 8 до 63 символов" in page
+        assert 'value="Клуб Знатоки"' in page and 'value="short"' in page
+        ok = c.post("/admin/settings", data={"volume": "0.5"}).get_data(as_text=True)
+        assert 'class="message"' in ok and 'class="message failed"' not in ok
+        # The button test polls the buttons' live state.
+        assert c.get("/admin/hardware.json").status_code == 200
+    finally:
+        k.close()

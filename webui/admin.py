@@ -111,8 +111,14 @@ def change_pin() -> Any:
 
 def _back(key: str, status: int = 200) -> Any:
     return render("admin.html", pin=services().settings.pin, message=i18n.translate(key, lang()),
-                  packages=services().list_packages(), games=_games(),
+                  failed=status >= 400, packages=services().list_packages(), games=_games(),
                   hardware=_hardware()), status
+
+
+@bp.get("/hardware.json")
+def hardware() -> Any:
+    """The buttons' live state for the admin's button test (polled while it is open)."""
+    return jsonify(_hardware() or {})
 
 
 # --- package library ------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-// The admin page: package upload with a progress bar, preview and delete.
+// The admin page: package upload with a progress bar, a preview of a package as a board per
+// round, delete, and the live button test (each seat's presses as they happen).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -6,7 +7,7 @@ const $ = (id) => document.getElementById(id);
 $("upload").addEventListener("submit", (e) => {
   e.preventDefault();
   const file = $("file").files[0];
-  if (!file) return;
+  if (!file) { $("upload-result").textContent = t("admin.no_file"); return; }
   const form = new FormData();
   form.append("file", file);
   const xhr = new XMLHttpRequest();
@@ -16,8 +17,12 @@ $("upload").addEventListener("submit", (e) => {
   xhr.upload.addEventListener("progress", (ev) => { if (ev.lengthComputable) bar.value = ev.loaded / ev.total; });
   xhr.addEventListener("load", () => {
     let res = {};
-    try { res = JSON.parse(xhr.responseText); } catch (_) { res = {ok: false, error: xhr.statusText}; }
-    $("upload-result").textContent = res.ok ? t("admin.imported") : (t("admin.import_failed") + ": " + (res.error || xhr.status));
+    try { res = JSON.parse(xhr.responseText); } catch (_) { res = {ok: false}; }
+    const result = $("upload-result");
+    result.classList.toggle("failed", !res.ok);
+    // The package checker's detail is technical (and in English): it follows our own words.
+    result.textContent = res.ok ? t("admin.imported")
+      : t("admin.import_failed") + (res.error ? " — " + res.error : xhr.status === 413 ? " — " + t("admin.too_big") : "");
     if (res.ok) setTimeout(() => location.reload(), 800);
   });
   xhr.addEventListener("error", () => { $("upload-result").textContent = t("common.offline"); });
@@ -25,12 +30,45 @@ $("upload").addEventListener("submit", (e) => {
   xhr.send(form);
 });
 
+// A package as the host will see it: one small board per round, values in their theme's
+// row, special questions marked with their kind, and the counts.
+function previewBoard(pkg) {
+  const box = $("preview");
+  box.replaceChildren(el("h3", {text: pkg.name || ""}));
+  for (const r of pkg.rounds || []) {
+    const qs = r.themes.flatMap((th) => th.questions);
+    const kinds = {};
+    for (const q of qs) if (q.kind && q.kind !== "normal") kinds[q.kind] = (kinds[q.kind] || 0) + 1;
+    const counts = [t("admin.preview_counts", {themes: r.themes.length, questions: qs.length}),
+      ...Object.entries(kinds).map(([k, n]) => `${t("kind." + k)}: ${n}`)].join(" · ");
+    box.append(el("h4", {}, r.name, " ", r.final ? el("span", {class: "muted", text: "(" + t("kind.final") + ")"}) : null),
+      el("p", {class: "muted", text: counts}));
+    const cols = Math.max(1, ...r.themes.map((th) => th.questions.length));
+    const grid = el("div", {class: "preview-grid"});
+    grid.style.setProperty("--cols", r.final ? 1 : cols);
+    for (const th of r.themes) {
+      grid.append(el("div", {class: "pv-theme", text: th.name}));
+      if (r.final) { grid.append(el("div", {class: "pv-cell", text: "—"})); continue; }
+      for (let i = 0; i < cols; i++) {
+        const q = th.questions[i];
+        if (!q) { grid.append(el("div", {class: "pv-cell empty"})); continue; }
+        const special = q.kind && q.kind !== "normal";
+        grid.append(el("div", {class: "pv-cell" + (special ? " special" : ""), title: q.text || "",
+          text: num(q.price) + (special ? " · " + t("kind." + q.kind) : "")}));
+      }
+    }
+    box.append(grid);
+  }
+  box.hidden = false;
+  box.scrollIntoView({block: "nearest"});
+}
+
 document.querySelectorAll("#packages tr").forEach((row) => {
   const id = row.dataset.id;
   row.querySelector(".preview")?.addEventListener("click", async () => {
     const res = await fetch("/admin/packages/" + encodeURIComponent(id));
-    $("preview").hidden = false;
-    $("preview").textContent = JSON.stringify(await res.json(), null, 1).slice(0, 20000);
+    if (!res.ok) { $("upload-result").textContent = t("admin.preview_failed"); return; }
+    previewBoard(await res.json());
   });
   row.querySelector(".delete")?.addEventListener("click", async (ev) => {
     const b = ev.currentTarget;
@@ -39,3 +77,21 @@ document.querySelectorAll("#packages tr").forEach((row) => {
     if (res.ok) row.remove();
   });
 });
+
+// The button test: each seat says "press your button" until its count moves.
+const seats = document.querySelectorAll("#seat-pins tr[data-seat]");
+async function pollButtons() {
+  if (document.hidden || !seats.length) return;
+  let hw;
+  try { hw = await (await fetch("/admin/hardware.json", {cache: "no-store"})).json(); } catch (_) { return; }
+  for (const s of hw.seats || []) {
+    const row = document.querySelector(`#seat-pins tr[data-seat="${s.seat}"]`);
+    if (!row) continue;
+    row.querySelector(".presses").textContent = s.presses;
+    const ok = s.presses > parseInt(row.dataset.presses, 10);
+    row.classList.toggle("tested", ok && !s.stuck);
+    row.classList.toggle("stuck", !!s.stuck);
+    row.querySelector(".check-cell").textContent = s.stuck ? t("admin.stuck") : ok ? t("admin.button_ok") : t("admin.press_now");
+  }
+}
+if (seats.length) setInterval(pollButtons, 600);
