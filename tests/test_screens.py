@@ -172,3 +172,31 @@ def test_boards_of_ten_values_and_of_ten_themes_fit(show: tuple[Show, Inspector]
     assert s.board.locator("#grid .row").count() == 10
     s.admin()
     assert not inspector.problems, "\n".join(inspector.problems)
+
+
+def test_the_button_test_follows_each_seat_live(show: tuple[Show, Inspector]) -> None:
+    """The admin's button test polls the buttons' state: a seat whose count moves says it
+    works, a stuck one says so. The wired buttons cannot be pressed from here (the simulator
+    presses are per source), so the poll's answer is the buttons' real status with seat 1's
+    count moved on and seat 2 held down."""
+    s, inspector = show
+    page = s.page(HOST)
+    page.context.add_cookies(s.host.context.cookies())
+    real = page.request.get(s.base + "/admin/hardware.json").json()
+    assert len(real["seats"]) >= 2
+    page.goto(s.base + "/admin/")
+    assert page.locator("#seat-pins .check-cell").first.inner_text() == "Нажмите кнопку"
+
+    def moved(route: Any) -> None:
+        seats = [dict(x) for x in real["seats"]]
+        seats[0]["presses"] += 1
+        seats[1]["stuck"] = True
+        route.fulfill(json={**real, "seats": seats})
+
+    page.route("**/admin/hardware.json", moved)
+    page.wait_for_selector("#seat-pins tr.tested[data-seat='0']")
+    assert page.locator("#seat-pins tr[data-seat='0'] .check-cell").inner_text() == "✓ работает"
+    assert page.locator("#seat-pins tr[data-seat='1'] .check-cell").inner_text() == "зажата!"
+    inspector("admin-buttons", {"admin": page})
+    assert not inspector.problems, "\n".join(inspector.problems)
+    page.context.close()

@@ -428,6 +428,10 @@ class Show:
         a.context.add_cookies(self.host.context.cookies())
         a.goto(self.base + "/admin/")
         self.at("admin", admin=a)
+        if a.locator("#packages .preview").count():
+            a.locator("#packages .preview").first.click()
+            a.wait_for_selector("#preview .preview-grid")
+            self.at("admin-preview", admin=a)
         a.goto(self.base + "/")
         self.at("index", index=a)
         a.context.close()
