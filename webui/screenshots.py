@@ -57,7 +57,7 @@ def big_board(themes: int, questions: int) -> bytes:
     proto = demo["rounds"][0]["themes"][0]["questions"][0]
     names = ["Столицы мира", "Животные", "Русская литература XIX века", "Кухня народов мира",
              "Музыка", "Физика вокруг нас", "Кино", "Спорт и олимпиады", "Химия", "Мифология"]
-    rnd = {"name": "Большой раунд", "final": False, "themes": []}
+    board: list[dict[str, Any]] = []
     for ti in range(themes):
         qs = []
         for qi in range(questions):
@@ -66,8 +66,9 @@ def big_board(themes: int, questions: int) -> bytes:
             q["content"][0]["value"] = f"Вопрос {qi + 1} темы «{names[ti]}»"
             q["right"] = [f"Ответ {ti + 1}.{qi + 1}"]
             qs.append(q)
-        rnd["themes"].append({"name": names[ti], "questions": qs})
-    pkg["rounds"] = [rnd] + [r for r in demo["rounds"][1:]]
+        board.append({"name": names[ti], "questions": qs})
+    rnd = {"name": "Большой раунд", "final": False, "themes": board}
+    pkg["rounds"] = [rnd, *demo["rounds"][1:]]
     pkg["name"] = f"Табло {themes}×{questions}"
     return json.dumps(pkg, ensure_ascii=False).encode()
 
