@@ -302,18 +302,18 @@ class Director:
                     continue
                 key = (box, game)
                 seq_now = last.get(key, self._acks.get(room, {}).get(box, {}).get(str(game), 0))
-                for e in msg["events"]:
-                    seq = e.get("seq") if isinstance(e, dict) else None
+                for ev in msg["events"]:
+                    seq = ev.get("seq") if isinstance(ev, dict) else None
                     if not isinstance(seq, int) or seq <= seq_now:
                         self.duplicates += 1
                         continue
                     if seq != seq_now + 1:
                         break  # a gap: the acknowledgement asks for the rest again
-                    rows.append((box, game, seq, room, battle, str(e["type"]), int(e["t_ns"]),
-                                 _dumps(e.get("payload") or {}), _wall_of(e, received),
-                                 received))
+                    rows.append((box, game, seq, room, battle, str(ev["type"]),
+                                 int(ev["t_ns"]), _dumps(ev.get("payload") or {}),
+                                 _wall_of(ev, received), received))
                     seq_now = seq
-                    new.setdefault((room, box, game, battle), []).append(e)
+                    new.setdefault((room, box, game, battle), []).append(ev)
                 last[key] = seq_now
             if rows:
                 with self.db.write() as c:

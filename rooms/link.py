@@ -133,6 +133,6 @@ class Link:
 
     def _on_message(self, _c: mqtt.Client, _ud: Any, msg: mqtt.MQTTMessage) -> None:
         try:
-            self.on_message(msg.topic, msg.payload, bool(msg.retain))
+            self.on_message(msg.topic, bytes(msg.payload), bool(msg.retain))
         except Exception:
             log.exception("rooms link: a message on %s failed", msg.topic)

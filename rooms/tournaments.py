@@ -42,6 +42,7 @@ class Bracket(Protocol):
     def in_play(self) -> dict[str, str]: ...  # battle -> room
     def room_of(self, battle: str) -> str | None: ...  # the room it went to, ever
     def assignment_id(self, battle: str) -> str | None: ...  # its current assignment
+    def watch(self, on_change: Callable[[], None]) -> None: ...  # corrections by hand
     def assign(self, battle: str, room: str) -> None: ...
     def setup(self, battle: str) -> dict[str, Any]: ...
     def players(self, battle: str) -> tuple[str, list[str | None]]: ...  # stage, names
