@@ -13,16 +13,23 @@ from typing import Any
 
 from appliance.packages import jsonform
 from appliance.packages.library import LibraryError
-from appliance.rules import arbiter
+from appliance.rules import arbiter, registry
+from appliance.rules.describe import SetupSpec
 from appliance.rules.protocol import Refused
 
 log = logging.getLogger("svoyak.webui")
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "appliance" / "data"
-DEMOS = {"battle": "demo-sport.json", "tv": "demo-tv.json"}
-RULES = ("battle", "tv")
-# Timers a host may set when starting a game (seconds), by rules.
-TIMERS = {"battle": ("window_s",), "tv": ("press_window_s", "answer_s")}
+
+
+def specs() -> dict[str, SetupSpec]:
+    """What the new-game dialog offers: each engine's own description of its setup."""
+    return registry.setups()
+
+
+def demo_file(rules: str) -> str | None:
+    spec = specs().get(rules)
+    return None if spec is None else f"{spec.demo}.json"
 
 
 class Games:
@@ -32,7 +39,8 @@ class Games:
 
     def list_packages(self) -> list[dict[str, Any]]:
         out = []
-        for rules, file in DEMOS.items():
+        for rules, spec in specs().items():
+            file = f"{spec.demo}.json"
             path = DEMO_DIR / file
             if path.exists():
                 name = json.loads(path.read_text("utf-8")).get("name", file)
@@ -49,7 +57,7 @@ class Games:
     def package_json(self, package_id: str | None, rules: str) -> dict[str, Any]:
         package_id = package_id or f"demo:{rules}"
         if package_id.startswith("demo:"):
-            file = DEMOS.get(package_id.split(":", 1)[1])
+            file = demo_file(package_id.split(":", 1)[1])
             if file is None:
                 raise Refused("Нет такого пакета.", "No such package.", "no_package")
             return json.loads((DEMO_DIR / file).read_text("utf-8"))
@@ -63,31 +71,29 @@ class Games:
 
     def setup(self, rules: str, players: list[str], package_id: str | None,
               options: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The engine's setup. Demo packages go by name (the engines load them themselves);
-        a library package goes in whole, so the log alone replays the game."""
-        if rules not in RULES:
+        """The engine's setup, built by the engine's own description (`SETUP_SPEC`) from
+        the dialog's options (flat, by option name; the older ``{"timers": {...}}`` form is
+        read too). Demo packages go by name (the engines load them themselves); a library
+        package goes in whole, so the log alone replays the game."""
+        spec = specs().get(rules)
+        if spec is None:
             raise Refused("Неизвестные правила.", "Unknown rules.", "unknown_rules")
         package_id = package_id or f"demo:{rules}"
-        options = options or {}
-        extra: dict[str, Any] = {}
-        stage = options.get("stage")
-        timers = {k: float(v) for k, v in (options.get("timers") or {}).items()
-                  if k in TIMERS[rules] and v not in (None, "")}
-        # The box's measured settle window, written into the setup so the log says it.
-        settle = {"settle_ms": arbiter.BOX_SETTLE_MS}
-        if rules == "battle":
-            extra["settings"] = {**settle, **({"stage": str(stage)} if stage else {}), **timers}
-        if rules == "tv":
-            extra["preset"] = str(options.get("preset") or "tv")
-            extra["settings"] = {**settle, **timers}
+        options = dict(options or {})
+        values = {**(options.pop("timers", None) or {}), **options}
         if package_id.startswith("demo:"):
-            demo = DEMOS.get(package_id.split(":", 1)[1])
+            demo = demo_file(package_id.split(":", 1)[1])
             if demo is None:
                 raise Refused("Нет такого пакета.", "No such package.", "no_package")
-            return {"players": players, "package": demo.removesuffix(".json"), **extra}
-        # The whole package goes into the setup, so the log replays without the library;
-        # each engine takes what it plays from it (the battle: themes by stage).
-        return {"players": players, "package": self.package_json(package_id, rules), **extra}
+            package: Any = demo.removesuffix(".json")
+        else:
+            # The whole package goes into the setup, so the log replays without the
+            # library; each engine takes what it plays from it (the battle: themes by stage).
+            package = self.package_json(package_id, rules)
+        setup = spec.build(players, package, values)
+        # The box's measured settle window, written into the setup so the log says it.
+        setup["settings"] = {"settle_ms": arbiter.BOX_SETTLE_MS, **setup.get("settings", {})}
+        return setup
 
     def start(self, rules: str, players: list[str], package_id: str | None,
               options: dict[str, Any] | None = None) -> int:

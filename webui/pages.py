@@ -141,7 +141,9 @@ def set_lang(code: str) -> Any:
 @bp.get("/host")
 @host_required
 def host() -> str:
-    return render("host.html", packages=services().list_packages())
+    from webui.games import specs
+
+    return render("host.html", packages=services().list_packages(), setups=specs())
 
 
 @bp.get("/protocol/<int:game>")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from appliance.rules.describe import SetupSpec
 from appliance.rules.protocol import Refused, Rules
 
 # name in the log -> module path (or, for tests and plug-ins, an engine object)
@@ -62,3 +63,18 @@ def get(name: str) -> Rules[Any]:
                       f"The rules '{name}' lack {', '.join(missing)}.", "rules_unavailable")
     return engine  # type: ignore[no-any-return]
 
+
+
+def setups() -> dict[str, SetupSpec]:
+    """The engines a host starts from the new-game dialog, by name, each with the description
+    of its setup (`SETUP_SPEC`). Engines without one (the tournament runs from its own page)
+    and engines that cannot be loaded are left out."""
+    out: dict[str, SetupSpec] = {}
+    for name in names():
+        try:
+            spec = getattr(get(name), "SETUP_SPEC", None)
+        except Refused:
+            continue
+        if isinstance(spec, SetupSpec):
+            out[name] = spec
+    return dict(sorted(out.items(), key=lambda item: (item[1].rank, item[0])))

@@ -21,6 +21,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from appliance.rules import registry
+from appliance.rules.protocol import Refused
 from appliance.runtime import replay
 from appliance.runtime.store import Store, StoreError, db_path
 
@@ -36,6 +38,26 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
                    help="stop at the last line: do not run the clock on to pending deadlines")
     p.set_defaults(func=_replay)
 
+    start = sub.add_parser(
+        "new-game", help="print the first line of a script: a game of RULES with its setup",
+        description="Print the new_game line that starts a `svoyak replay` script. The rules "
+                    "and their options come from each engine's own description of its setup.")
+    rules_sub = start.add_subparsers(dest="rules", metavar="RULES", required=True)
+    for name, spec in registry.setups().items():
+        r = rules_sub.add_parser(name, help=spec.label_en)
+        r.add_argument("players", nargs="+", metavar="PLAYER",
+                       help=f"{spec.players_min} to {spec.players_max} names")
+        r.add_argument("--package", default=None,
+                       help=f"a built-in package (default {spec.demo})")
+        for o in spec.options:
+            extra: dict[str, Any] = {}
+            if o.choices:
+                extra["choices"] = [c[0] for c in o.choices if c[0]]
+            bounds = "" if o.min is None else f" ({o.min:g}..{o.max:g})"
+            r.add_argument(f"--{o.name.replace('_', '-')}", dest=f"opt_{o.name}", default=None,
+                           help=f"{o.label_en}{bounds}", **extra)
+        r.set_defaults(func=_new_game, spec=spec)
+
     log = sub.add_parser("log", help="read the event log").add_subparsers(
         dest="log_command", metavar="ACTION", required=True)
     games = log.add_parser("games", help="list the games in the log")
@@ -46,6 +68,19 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     export.add_argument("--format", choices=("json", "csv"), default="json")
     _where(export)
     export.set_defaults(func=_export)
+
+
+def _new_game(args: argparse.Namespace) -> int:
+    spec = args.spec
+    values = {o.name: getattr(args, f"opt_{o.name}") for o in spec.options}
+    try:
+        setup = spec.build(args.players, args.package, values)
+        registry.get(spec.rules).initial(setup)  # the engine's own checks, before printing
+    except Refused as r:
+        return _fail(f"{r.message_en} / {r.message_ru}")
+    print(json.dumps({"type": "new_game", "rules": spec.rules, "setup": setup},
+                     ensure_ascii=False))
+    return 0
 
 
 def _where(p: argparse.ArgumentParser, default_temp: bool = False) -> None:

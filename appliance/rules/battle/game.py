@@ -35,7 +35,13 @@ from appliance.rules.battle.actions import legal_actions
 from appliance.rules.battle.commands import HANDLERS
 from appliance.rules.battle.deadlines import next_deadline, on_deadline
 from appliance.rules.battle.folds import EVOLVERS
-from appliance.rules.battle.setup import initial, load_package, package_themes, theme_spec
+from appliance.rules.battle.setup import (
+    SETUP_SPEC,
+    initial,
+    load_package,
+    package_themes,
+    theme_spec,
+)
 from appliance.rules.battle.state import (
     ANSWERING,
     CLOSED,
@@ -81,7 +87,7 @@ def evolve(state: Battle, event: Event) -> Battle:
 
 
 __all__ = ["ANSWERING", "CLOSED", "FINISHED", "NAME", "OPEN", "QUESTIONS_PER_THEME", "READY",
-           "STAGE_THEMES", "TIE", "VALUES", "Battle",
+           "SETUP_SPEC", "STAGE_THEMES", "TIE", "VALUES", "Battle",
            "BattleSettings", "QuestionSpec", "ThemeSpec", "decide", "evolve", "initial",
            "legal_actions", "load_package", "next_deadline", "package_themes", "summary",
            "theme_spec", "view"]

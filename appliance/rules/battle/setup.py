@@ -22,6 +22,7 @@ from appliance.rules.battle.state import (
     QuestionSpec,
     ThemeSpec,
 )
+from appliance.rules.describe import CHOICE, Option, SetupSpec
 from appliance.rules.protocol import Refused
 
 
@@ -142,3 +143,23 @@ def initial(setup: Mapping[str, Any]) -> Battle:
         raise _bad_setup("нет ни одной темы", "there are no themes")
     return Battle(players=tuple(p.strip() for p in players), themes=main, extra_pool=extra,
                   settings=settings, contenders=tuple(range(len(players))))
+
+
+SETUP_SPEC = SetupSpec(
+    rules="battle", label_ru="Спортивный бой", label_en="Sport battle",
+    players_min=MIN_PLAYERS, players_max=MAX_PLAYERS, demo="demo-sport", rank=1,
+    options=(
+        Option("stage", ("settings", "stage"), "Стадия (число тем)", "Stage (number of themes)",
+               kind=CHOICE, default="",
+               choices=(("", "Все темы пакета", "All themes of the package"),
+                        ("qualification", "Квалификация, 1/27, 1/9 — 4 темы",
+                         "Qualification, 1/27, 1/9 — 4 themes"),
+                        ("1/3", "1/3 финала — 6 тем", "1/3 final — 6 themes"),
+                        ("final", "Финал — 12 тем", "Final — 12 themes")),
+               key="host.stage",
+               choice_keys=("stage.all", "stage.qualification", "stage.third", "stage.final")),
+        Option("window_s", ("settings", "window_s"),
+               "Секунд на сигнал после чтения", "Seconds to signal after the reading",
+               default=7, min=1, max=60, step=1, key="timer.window_s"),
+    ))
+"""The battle's setup as the new-game dialog and `svoyak new-game` show it."""

@@ -23,15 +23,15 @@ from appliance.rules.tv.actions import legal_actions
 from appliance.rules.tv.commands import HANDLERS
 from appliance.rules.tv.deadlines import next_deadline
 from appliance.rules.tv.folds import EVOLVERS
-from appliance.rules.tv.setup import initial
+from appliance.rules.tv.setup import SETUP_SPEC, initial
 from appliance.rules.tv.state import DONE, RIGHT, ROUND_OVER, STAGE_OVER, Phase, Stage, State
 from appliance.rules.tv.summary import summary
 from appliance.rules.tv.views import view
 
 NAME = "tv"
 
-__all__ = ["NAME", "initial", "decide", "evolve", "legal_actions", "next_deadline", "view",
-           "summary"]
+__all__ = ["NAME", "SETUP_SPEC", "decide", "evolve", "initial", "legal_actions", "next_deadline",
+           "summary", "view"]
 
 NOT_UNDOABLE = frozenset({"press", "timeout", "undo"})
 

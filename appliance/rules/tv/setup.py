@@ -8,8 +8,9 @@ from dataclasses import replace
 from typing import Any
 
 from appliance.rules import kit
+from appliance.rules.describe import CHOICE, Option, SetupSpec
 from appliance.rules.tv.board import build
-from appliance.rules.tv.presets import resolve
+from appliance.rules.tv.presets import PRESETS, resolve
 from appliance.rules.tv.state import Phase, State
 
 
@@ -39,3 +40,26 @@ def initial(setup: Mapping[str, Any]) -> State:
     if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < n:
         raise kit.bad_setup("нет такого игрока для первого выбора", "no such first chooser")
     return replace(state, phase=Phase.CHOOSE, chooser=first)
+
+
+SETUP_SPEC = SetupSpec(
+    rules="tv", label_ru="Телевизионная игра", label_en="TV game",
+    players_min=min(p.players_min for p in PRESETS.values()),
+    players_max=max(p.players_max for p in PRESETS.values()), demo="demo-tv",
+    options=(
+        Option("preset", ("preset",), "Набор правил", "Rule-set", kind=CHOICE, default="tv",
+               choices=(("tv", "Как на ТВ: 3 игрока, 3 раунда, финал",
+                         "As on TV: 3 players, 3 rounds, final"),
+                        ("club", "Клуб: 2–4 игрока, все раунды пакета",
+                         "Club: 2–4 players, every round of the package"),
+                        ("club_timed", "Клуб с таймерами: 7 с на нажатие, 5 с на ответ",
+                         "Club with timers: 7 s to press, 5 s to answer")),
+               key="host.preset", choice_keys=("preset.tv", "preset.club", "preset.club_timed")),
+        Option("press_window_s", ("settings", "press_window_s"),
+               "Секунд на нажатие после сигнала", "Seconds to press after the lamp",
+               min=1, max=60, step=1, key="timer.press_window_s"),
+        Option("answer_s", ("settings", "answer_s"),
+               "Секунд на ответ", "Seconds to answer", min=1, max=60, step=1,
+               key="timer.answer_s"),
+    ))
+"""The TV game's setup as the new-game dialog and `svoyak new-game` show it."""

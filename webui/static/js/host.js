@@ -451,9 +451,7 @@ function openNewGame() {
 }
 function syncPackages() {
   const rules = rulesChosen();
-  $("ng-stage-box").hidden = rules !== "battle";
-  $("ng-battle-timers").hidden = rules !== "battle";
-  $("ng-tv-box").hidden = rules !== "tv";
+  for (const box of document.querySelectorAll("[data-rules-box]")) box.hidden = box.dataset.rulesBox !== rules;
   let first = null;
   for (const o of $("ng-package").options) {
     const ok = !o.dataset.rules || o.dataset.rules === rules;
@@ -464,10 +462,14 @@ function syncPackages() {
   if ($("ng-package").selectedOptions[0]?.hidden && first) $("ng-package").value = first.value;
 }
 function newGameOptions(rules) {
-  const box = rules === "battle" ? $("ng-battle-timers") : $("ng-tv-box");
-  const timers = {};
-  for (const inp of box.querySelectorAll("[data-timer]")) if (inp.value) timers[inp.dataset.timer] = parseFloat(inp.value);
-  return rules === "battle" ? {stage: $("ng-stage").value, timers} : {preset: $("ng-preset").value, timers};
+  // The options each engine describes (SETUP_SPEC), by name; a blank one keeps the default.
+  const options = {};
+  const box = document.querySelector(`[data-rules-box="${CSS.escape(rules)}"]`);
+  for (const inp of box ? box.querySelectorAll("[data-option]") : []) {
+    if (inp.value === "") continue;
+    options[inp.dataset.option] = inp.type === "number" ? parseFloat(inp.value) : inp.value;
+  }
+  return options;
 }
 document.querySelectorAll("input[name=rules]").forEach((r) => r.addEventListener("change", syncPackages));
 $("new-game").addEventListener("click", openNewGame);
