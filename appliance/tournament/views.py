@@ -105,9 +105,9 @@ def _final_order(state: Tournament, f: BattleState) -> list[list[int]]:
         rest = [e for e in res.order[1:] if e not in playoff.result.order]
         return [[res.winner], *([e] for e in playoff.result.order), *([e] for e in rest)]
     total = {x.entry: x.score + x.extra for x in res.lines}
-    others = [e for e in res.order if e != res.winner]
-    groups = _group(others, lambda e: (e in f.absent, -total.get(e, 0)))
-    return [[res.winner], *groups]
+    key = {e: (e in f.absent, -total.get(e, 0)) for e in f.seats if e is not None}
+    others = sorted((e for e in key if e != res.winner), key=lambda e: key[e])
+    return [[res.winner], *_group(others, key.__getitem__)]
 
 
 def _losers(battles: Iterable[BattleState]) -> list[list[int]]:
