@@ -83,5 +83,8 @@ def test_create_draw_show_report_over_a_data_directory(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "not in play" in bad.stderr
     shown = run("show", "--data", data)
     assert "Кубок" in shown.stdout and "3.1 [done]" in shown.stdout
+    audit = run("audit", t, "--data", data)
+    assert audit.returncode == 0, audit.stderr
+    assert json.loads(audit.stdout.splitlines()[-1])["ok"] is True
     report = run("report", t, "--csv", "-", "--data", data)
     assert report.returncode == 0 and report.stdout.startswith("place,place_to,name")

@@ -267,3 +267,22 @@ def test_the_draw_succeeds_exactly_when_a_brute_force_search_finds_a_draw(
     else:
         with pytest.raises(Infeasible):
             draw(entries, seed)
+
+
+def test_an_audit_finds_a_tampered_bracket() -> None:
+    from appliance.tournament.draw import audit
+
+    entries = field([i % 5 for i in range(30)])
+    ids = list(range(101, 131))
+    d = draw(entries, 99)
+    logged = {"seed": 99, "bracket": d.plan.bracket, "battles": []}
+    for b in d.battles:
+        j = b.to_json()
+        for s in j["seats"]:
+            if s["entry"] is not None:
+                s["entry"] = ids[s["entry"]]
+        logged["battles"].append(j)
+    assert audit(entries, ids, logged) == []
+    a, b = logged["battles"][0]["seats"][0], logged["battles"][1]["seats"][0]
+    a["entry"], b["entry"] = b["entry"], a["entry"]
+    assert len(audit(entries, ids, logged)) == 2

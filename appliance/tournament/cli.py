@@ -9,7 +9,9 @@
   shared|extra_theme]`` stores a new tournament in the data directory's log and prints its
   number; ``import T CSV``, ``draw T [--seed N]`` and ``command T JSON`` send it commands;
   ``show [T] [--json]`` prints its bracket; ``report T [--csv FILE] [--json]`` its places and
-  statistics. T is a tournament number, or ``last``.
+  statistics; ``audit [T]`` re-runs every logged draw from its seed over the entries as they
+  stood and compares it with the logged bracket (exit 1 on any difference). T is a
+  tournament number, or ``last``.
 
 Commands on a data directory write to its log: use them on a box that is not serving that
 directory (the running box has one writer, its game loop; use the director page there).
@@ -69,6 +71,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     dd.add_argument("--bracket", type=int)
     _data(dd)
     dd.set_defaults(func=_draw_stored)
+
+    au = ts.add_parser("audit", help="re-run every logged draw from its seed and compare")
+    au.add_argument("tournament", nargs="?", default="last")
+    _data(au)
+    au.set_defaults(func=_audit)
 
     cm = ts.add_parser("command", help="send one command as JSON, e.g. '{\"type\": ...}'")
     cm.add_argument("tournament")
@@ -196,6 +203,27 @@ def _draw_stored(args: argparse.Namespace) -> int:
             cmd["bracket"] = args.bracket
         _run(s, Command("draw", 0, cmd))
         print(json.dumps(_public(s.state), ensure_ascii=False))
+    return _with_session(args, go)
+
+
+def _audit(args: argparse.Namespace) -> int:
+    """Fold the log event by event; at each ``drawn`` event, draw again from its seed over
+    the entries as they stood then, and compare."""
+    def go(s: RunningGame) -> int:
+        record = s.store.game(s.game)
+        assert record is not None
+        state = game.initial(record.setup)
+        draws, problems = 0, []
+        for e in s.store.events(s.game):
+            if e.type == "drawn":
+                draws += 1
+                active = state.active()
+                problems += dr.audit([p.entry for p in active], [p.id for p in active],
+                                     dict(e.data))
+            state = game.evolve(state, e)
+        print(json.dumps({"tournament": s.game, "draws": draws, "ok": not problems,
+                          "problems": problems[:20]}, ensure_ascii=False))
+        return 0 if not problems else 1
     return _with_session(args, go)
 
 

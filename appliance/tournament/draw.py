@@ -338,3 +338,25 @@ def _assemble(seed: int, plan: st.Plan, lot: Lot, seeds: list[int], byes: list[i
                                        nxt.battle_id(i // 3) if nxt else None,
                                        i % 3 if nxt else None))
     return Draw(seed, plan, tuple(battles), tuple(seeds))
+
+
+def audit(entries: Sequence[Entry], ids: Sequence[int], drawn: dict[str, Any]) -> list[str]:
+    """Re-run a logged draw (the ``drawn`` event's data) from its seed over the entries as
+    they were (in entry order, with their ids) and list every difference; empty: the
+    logged bracket is exactly what the lot gives."""
+    try:
+        again = draw(entries, drawn["seed"], drawn["bracket"])
+    except Refused as r:
+        return [f"the draw cannot be repeated: {r.message_en}"]
+    problems = []
+    logged = {b["id"]: b for b in drawn["battles"]}
+    for b in again.battles:
+        j = b.to_json()
+        for s in j["seats"]:
+            if s["entry"] is not None:
+                s["entry"] = ids[s["entry"]]
+        if logged.get(b.id) != j:
+            problems.append(f"battle {b.id}: logged {logged.get(b.id)}, the lot gives {j}")
+    if len(logged) != len(again.battles):
+        problems.append(f"{len(logged)} battles logged, the lot gives {len(again.battles)}")
+    return problems
