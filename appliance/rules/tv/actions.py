@@ -3,6 +3,7 @@ each with complete arguments, so a generic UI never offers what the rules forbid
 
 from __future__ import annotations
 
+from itertools import permutations
 from typing import Any
 
 from appliance.rules import kit
@@ -173,5 +174,9 @@ def _auction_actions(state: State) -> list[Action]:
                            args={"player": who}))
     if not (a.leader is None and p == a.opener):
         acts.append(Action("pass", "Пас", "Pass", args={"player": who}))
+    orders = [list(o) for o in permutations(range(state.seats)) if o[0] == a.opener]
+    acts.append(Action("bid_order", "Порядок торгов", "Bidding order", confirm=True, args={
+        "order": [{"value": o, "ru": " → ".join(state.players[p] for p in o),
+                   "en": " → ".join(state.players[p] for p in o)} for o in orders]}))
     return acts
 

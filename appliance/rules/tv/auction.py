@@ -29,11 +29,12 @@ class Auction:
     passed: frozenset[int] = frozenset()
     turn: int | None = None
     history: tuple[tuple[int, str, int], ...] = ()  # (player, "bid"|"all_in"|"pass"|"auto…", n)
+    order: tuple[int, ...] = ()  # the host's bidding order, every seat once (empty: the rule's)
 
     def to_json(self) -> dict[str, Any]:
         return {"opener": self.opener, "value": self.value, "bid": self.bid,
                 "leader": self.leader, "all_in": self.all_in, "passed": sorted(self.passed),
-                "turn": self.turn,
+                "turn": self.turn, "order": list(self.order),
                 "history": [{"player": p, "what": w, "amount": a} for p, w, a in self.history]}
 
 
@@ -41,10 +42,12 @@ def ceil_to(x: int, step: int) -> int:
     return -(-x // step) * step
 
 
-def start(opener: int, value: int, scores: tuple[int, ...]) -> Auction:
-    """The opener holds the first word (no pass); a poor opener's bid is made for them."""
+def start(opener: int, value: int, scores: tuple[int, ...], auto_bid: bool = True) -> Auction:
+    """The opener holds the first word (no pass). A poor opener's bid is made for them: as
+    an event of its own now (`auto_bid=False`: the engine logs a `bid` with ``auto``), or
+    here, for logs written before that was logged."""
     a = Auction(opener=opener, value=value, seats=len(scores), turn=opener)
-    if scores[opener] < value:
+    if auto_bid and scores[opener] < value:
         a = apply_bid(a, opener, value, all_in=False, scores=scores, what="auto_bid")
     return a
 
@@ -54,7 +57,19 @@ def next_speaker(a: Auction, scores: tuple[int, ...]) -> int | None:
     waiting = [p for p in range(a.seats) if p != a.leader and p not in a.passed]
     if not waiting:
         return None
+    if a.order:  # the host's order, round and round from whoever spoke last
+        last = a.history[-1][0] if a.history else a.opener
+        at = a.order.index(last) if last in a.order else -1
+        ring = a.order[at + 1:] + a.order[:at + 1]
+        return next(p for p in ring if p in waiting)
     return min(waiting, key=lambda p: (scores[p], (p - a.opener - 1) % a.seats))
+
+
+def set_order(a: Auction, order: tuple[int, ...], scores: tuple[int, ...]) -> Auction:
+    """The host sets the bidding order («очерёдность торгов — за ведущим»); the opener keeps
+    the first word if it has not been said."""
+    a = replace(a, order=order)
+    return a if a.leader is None else replace(a, turn=next_speaker(a, scores))
 
 
 def can_beat(a: Auction, player: int, scores: tuple[int, ...]) -> bool:

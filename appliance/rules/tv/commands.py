@@ -16,7 +16,7 @@ from appliance.rules.tv.board import (
     cat_price_allowed,
     playable,
 )
-from appliance.rules.tv.deadlines import press_deadline
+from appliance.rules.tv.deadlines import answer_deadline, press_deadline
 from appliance.rules.tv.state import (
     QUESTION_PHASES,
     Phase,
@@ -89,6 +89,9 @@ def _set_chooser(state: State, cmd: Command) -> list[Event]:
 def _choose(state: State, cmd: Command) -> list[Event]:
     _in_phase(state, Phase.CHOOSE, ru="вопрос уже выбран или раунд не идёт",
               en="a question is in play or no round is on")
+    if "player" in cmd.args and _seat(state, cmd) != state.chooser:
+        who = state.players[state.chooser] if state.chooser is not None else "—"
+        raise Refused(f"Сейчас выбирает {who}.", f"{who} chooses now.", "not_chooser")
     t, q = _cell(cmd)
     cid = (state.round, t, q)
     if not state.board.has(cid) or not playable(state.board.cell(cid)):
@@ -96,8 +99,14 @@ def _choose(state: State, cmd: Command) -> list[Event]:
     if cid in state.played:
         raise Refused("Этот вопрос уже сыгран.", "This question has already been played.")
     cell = state.board.cell(cid)
-    return [_ev("chosen", cmd, round=state.round, theme=t, question=q, kind=str(cell.kind),
-                value=cell.value, opener=state.chooser)]
+    data: dict[str, Any] = {"round": state.round, "theme": t, "question": q,
+                            "kind": str(cell.kind), "value": cell.value,
+                            "opener": state.chooser}
+    if cell.kind == Kind.AUCTION:
+        # A poor opener's bid follows as its own `bid` event (game.decide's automatic
+        # events); logs written before this flag made that bid inside the `chosen` fold.
+        data["bids_logged"] = True
+    return [Event("chosen", cmd.t_ns, data)]
 
 
 def _end_round(state: State, cmd: Command) -> list[Event]:
@@ -159,6 +168,9 @@ def _timeout(state: State, cmd: Command) -> list[Event]:
     window = press_deadline(state)
     if window is not None and cmd.t_ns >= window:
         return [_ev("question_closed", cmd, outcome="timeout")]
+    answer = answer_deadline(state)
+    if answer is not None and cmd.t_ns >= answer:
+        return [_ev("answer_time_up", cmd, player=play.answerer)]
     return []
 
 
@@ -253,6 +265,19 @@ def _all_in(state: State, cmd: Command) -> list[Event]:
     p = _seat(state, cmd)
     amount = auc.check_all_in(a, p, state.scores)
     return [_ev("bid", cmd, player=p, amount=amount, all_in=True)]
+
+
+def _bid_order(state: State, cmd: Command) -> list[Event]:
+    a = _auction(state)
+    if a.turn is None:
+        raise kit.out_of_phase("торги окончены", "the bidding is over")
+    order = cmd.args.get("order")
+    if (not isinstance(order, list) or any(isinstance(p, bool) or not isinstance(p, int)
+                                           for p in order)
+            or sorted(order) != list(range(state.seats))):
+        raise Refused("Порядок торгов — все игроки по одному разу.",
+                      "The bidding order names every player once.", "bad_order")
+    return [_ev("bid_order", cmd, order=list(order))]
 
 
 def _pass(state: State, cmd: Command) -> list[Event]:
@@ -375,7 +400,8 @@ HANDLERS = {
     "pick_chooser": _pick_chooser, "set_chooser": _set_chooser, "choose": _choose,
     "end_round": _end_round, "reopen": _reopen, "lamp": _lamp, "press": _press,
     "timeout": _timeout, "judge": _judge, "close": _close, "skip": _skip, "give": _give,
-    "cat_price": _cat_price, "bid": _bid, "all_in": _all_in, "pass": _pass, "bet": _bet,
+    "cat_price": _cat_price, "bid": _bid, "all_in": _all_in, "pass": _pass,
+    "bid_order": _bid_order, "bet": _bet,
     "write": _write, "pick_remover": _pick_remover, "remove_theme": _remove_theme,
     "shootout_theme": _shootout_theme, "undo": _undo, "set_score": _set_score,
     "rejudge": _rejudge, "finish": _finish, "hand_over": _hand_over,

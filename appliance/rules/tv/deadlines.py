@@ -17,9 +17,20 @@ def press_deadline(state: State) -> int | None:
     return race.lamp_ns + int(window * 1e9)
 
 
+def answer_deadline(state: State) -> int | None:
+    """With an answer countdown set (`answer_s`): when the answerer's time runs out. At that
+    moment the host is prompted (`answer_time_up`); nothing is judged by itself."""
+    play, seconds = state.play, state.settings.answer_s
+    if (seconds is None or state.phase != Phase.ANSWERING or play is None or play.race is None
+            or play.race.winner_ns is None or play.time_up):
+        return None
+    return play.race.winner_ns + int(seconds * 1e9)
+
+
 def next_deadline(state: State) -> int | None:
     play = state.play
     if play is None or play.race is None:
         return None
-    times = [t for t in (play.race.settle_deadline(), press_deadline(state)) if t is not None]
+    times = [t for t in (play.race.settle_deadline(), press_deadline(state),
+                         answer_deadline(state)) if t is not None]
     return min(times) if times else None

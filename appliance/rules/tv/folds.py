@@ -69,7 +69,8 @@ def _e_chosen(s: State, e: Event) -> State:
         return replace(s, play=base, phase=Phase.CAT_GIVE)
     if kind == Kind.AUCTION:
         # An auction is chosen in a round, where there is always a chooser (the opener).
-        auction = auc.start(cast(int, opener), cell.value, s.scores)
+        auction = auc.start(cast(int, opener), cell.value, s.scores,
+                            auto_bid=not e.data.get("bids_logged"))
         return replace(s, play=replace(base, auction=auction),
                        phase=Phase.AUCTION)
     if kind == Kind.NO_RISK:
@@ -117,7 +118,8 @@ def _e_settled(s: State, e: Event) -> State:
     reactions = list(s.reactions)
     if race.lamp_ns is not None and race.winner_ns is not None:
         reactions[race.winner] += (arbiter.reaction_ns(race, race.winner_ns),)
-    return replace(s, play=replace(play, race=race, answerer=race.winner), phase=Phase.ANSWERING,
+    return replace(s, play=replace(play, race=race, answerer=race.winner, time_up=False),
+                   phase=Phase.ANSWERING,
                    reactions=tuple(reactions))
 
 
@@ -187,6 +189,17 @@ def _e_bid(s: State, e: Event) -> State:
                       all_in=bool(e.data.get("all_in")), scores=s.scores,
                       what="auto_bid" if e.data.get("auto") else "bid")
     return replace(s, play=replace(s.play, auction=a))
+
+
+def _e_bid_order(s: State, e: Event) -> State:
+    assert s.play is not None and s.play.auction is not None
+    a = auc.set_order(s.play.auction, tuple(e.data["order"]), s.scores)
+    return replace(s, play=replace(s.play, auction=a))
+
+
+def _e_answer_time_up(s: State, e: Event) -> State:
+    assert s.play is not None
+    return replace(s, play=replace(s.play, time_up=True))
 
 
 def _e_passed(s: State, e: Event) -> State:
@@ -342,7 +355,8 @@ EVOLVERS = {
     "settled": _e_settled, "handed_over": _e_handed_over, "judged": _e_judged,
     "question_closed": _e_question_closed,
     "cat_given": _e_cat_given, "cat_priced": _e_cat_priced, "bid": _e_bid,
-    "passed": _e_passed, "auction_won": _e_auction_won, "bet": _e_bet, "written": _e_written,
+    "passed": _e_passed, "bid_order": _e_bid_order, "auction_won": _e_auction_won,
+    "bet": _e_bet, "written": _e_written, "answer_time_up": _e_answer_time_up,
     "round_ended": _e_round_ended, "round_started": _e_round_started,
     "final_started": _e_final_started, "remover_ordered": _e_remover_ordered,
     "theme_removed": _e_theme_removed, "shootout_started": _e_shootout_started,

@@ -133,6 +133,7 @@ class Play:
     right_by: int | None = None
     lamps: tuple[int, ...] = ()  # every lamp of this question (the first, then re-arms)
     outcome: str = ""  # why it closed: answered, nobody, skipped
+    time_up: bool = False  # the answer countdown ran out: the host is prompted to judge
 
 
 @dataclass(frozen=True, slots=True)

@@ -137,6 +137,8 @@ def _question(state: State, host: bool, seat: int | None) -> dict[str, Any] | No
         if (state.settings.answer_s and state.phase == Phase.ANSWERING
                 and play.race.winner_ns is not None):
             out["answer_deadline_ns"] = play.race.winner_ns + int(state.settings.answer_s * 1e9)
+            # The countdown ran out: board and host show it; the host still judges.
+            out["time_up"] = play.time_up
     if play.auction is not None:
         out["auction"] = play.auction.to_json()
     if play.written is not None:
