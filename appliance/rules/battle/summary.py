@@ -61,6 +61,11 @@ def summary(state: Battle) -> dict[str, Any]:
                              for p, n in enumerate(state.players)),
                             key=lambda s: (s["place"], s["seat"])),
         "questions": questions,
+        # The tie-break: who played each extra theme, and who plays the current theme.
+        "extra_themes": [{"theme": t.name, "players": list(group)} for t, group in
+                         zip([t for t in state.themes if t.extra], state.tiebreaks,
+                             strict=False)],
+        "contenders": list(state.contenders),
         "statistics": stats,
         "corrections": [{"player": p, "points": d} for p, d in state.corrections],
         "settings": state.settings.to_json(),

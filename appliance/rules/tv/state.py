@@ -141,6 +141,7 @@ class FinalRound:
     players: tuple[int, ...]
     order: tuple[int, ...] = ()
     removed: tuple[tuple[int, int], ...] = ()  # (theme index, by player), in order
+    bets: Pairs = ()  # (player, bet) once the final question is closed (all revealed)
 
     def remaining(self, themes: int) -> tuple[int, ...]:
         gone = {t for t, _ in self.removed}

@@ -47,6 +47,33 @@ def summary(state: State) -> dict[str, Any]:
         "stage": state.stage,
         "ended_by_host": state.ended_by_host,
         "shootout_themes": state.shootout.themes if state.shootout else 0,
+        "chooser": state.chooser,
+        "final": _final(state),
+        "shootout": ({"players": list(state.shootout.players), "themes": state.shootout.themes}
+                     if state.shootout else None),
         "questions": [j.to_json() for j in state.judgements],
         "stats": stats(state),
+    }
+
+
+def _final(state: State) -> dict[str, Any] | None:
+    """What the rules decided of the final: who played it, which themes were removed by whom
+    and which remained, and the bets once revealed (a judged written answer reveals its bet;
+    all of them once the final question closes)."""
+    f, final = state.final, state.board.final
+    if f is None or final is None:
+        return None
+    if f.bets:
+        bets = dict(f.bets)
+    elif state.play is not None and state.play.kind == "final" and state.play.written:
+        w = state.play.written
+        judged = dict(w.verdicts)
+        bets = {p: b for p, b in w.bets if p in judged}
+    else:
+        bets = {}
+    return {
+        "players": list(f.players),
+        "removed": [{"theme": t, "name": final.themes[t], "by": p} for t, p in f.removed],
+        "remaining": [final.themes[t] for t in f.remaining(len(final.themes))],
+        "bets": {str(p): b for p, b in sorted(bets.items())},
     }
