@@ -1,6 +1,7 @@
 """Property: whatever legal commands are sent, the game never gets stuck — every state
 before the end offers a way forward (not just corrections), legal actions are never refused,
-and the event log replays to the same state."""
+commands that are not listed are refused (both directions, as the battle's test), and the
+event log replays to the same state."""
 
 from __future__ import annotations
 
@@ -12,6 +13,33 @@ from appliance.rules.protocol import Command, Refused
 from appliance.rules.tv import game
 
 CORRECTIONS = {"undo", "set_score", "rejudge", "set_chooser", "finish"}
+
+# Every host command of the engine with plausible arguments: when its type is not among the
+# legal actions, `decide` must refuse it (presses and the loop's timeouts are not actions).
+def _samples(state) -> dict[str, dict]:
+    n = state.seats
+    return {
+        "pick_chooser": {"player": 0}, "set_chooser": {"player": 1}, "choose": {"cell": "0:0"},
+        "end_round": {}, "reopen": {"cell": "0:0"}, "lamp": {}, "judge": {"verdict": "right"},
+        "close": {}, "skip": {}, "give": {"player": 1}, "cat_price": {"value": 300},
+        "bid": {"player": 0, "amount": 300}, "all_in": {"player": 0}, "pass": {"player": 1},
+        "bid_order": {"order": list(range(n))}, "bet": {"player": 0, "amount": 1},
+        "write": {"player": 0, "text": "x"}, "pick_remover": {"player": 0},
+        "remove_theme": {"theme": 0}, "shootout_theme": {"theme": "host"}, "undo": {},
+        "rejudge": {"ref": 0, "verdict": "wrong"}, "finish": {}, "hand_over": {"player": 0},
+    }
+
+
+def _unlisted_are_refused(state, t):
+    listed = {a.type for a in game.legal_actions(state)}
+    for type_, args in _samples(state).items():
+        if type_ in listed:
+            continue
+        try:
+            events = game.decide(state, Command(type_, t, args))
+        except Refused:
+            continue
+        assert not events, f"unlisted {type_} {args} accepted in {state.phase}: {events}"
 
 
 def _package():
@@ -55,6 +83,7 @@ def test_no_legal_sequence_gets_stuck(data):
             assert forward, f"stuck in {state.phase}"
         # sometimes a stray press at a random moment, sometimes the loop's timeout
         t += data.draw(st.integers(1, 3000), label="dt_ms") * MS
+        _unlisted_are_refused(state, t)
         roll = data.draw(st.integers(0, 9), label="roll")
         if roll == 0:
             cmd = Command("press", t, {"player": data.draw(st.integers(0, n - 1))}, "button")

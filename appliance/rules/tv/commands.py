@@ -80,8 +80,12 @@ def _pick_chooser(state: State, cmd: Command) -> list[Event]:
 def _set_chooser(state: State, cmd: Command) -> list[Event]:
     if state.stage != Stage.ROUND:
         raise _refuse_phase("выбирающий есть только в раундах", "there is a chooser in rounds only")
+    if state.phase == Phase.PICK_CHOOSER:
+        raise _refuse_phase("ведущий выбирает первого из предложенных (pick_chooser)",
+                            "the host picks the first chooser among those offered "
+                            "(pick_chooser)")
     p = _seat(state, cmd)
-    if p == state.chooser and state.phase != Phase.PICK_CHOOSER:
+    if p == state.chooser:
         raise Refused("Этот игрок уже выбирает.", "This player already chooses.")
     return [_ev("chooser", cmd, player=p, correction=True)]
 
