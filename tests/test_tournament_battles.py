@@ -4,6 +4,7 @@ with themes from a package, results advancing winners, ties, a walkover, the pod
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 from drive import FakeClock
@@ -30,12 +31,17 @@ def make(tmp_path, n: int, teams: int, **setup):  # noqa: ANN001, ANN201
 
 
 def settle(d: Director, battle_id: str) -> None:
-    """The result goes back through the notifier thread: wait until it is in."""
-    for _ in range(500):
+    """The result goes back through the notifier thread: wait until it is in.
+
+    Bounded by time, not by a count of round trips: on a loaded machine the notifier thread
+    can stay behind the loop for hundreds of round trips (seen with a load average of 15)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
         b = d.state.battle(battle_id)
         if b is not None and b.status == DONE:
             return
         d.loop.submit({"type": "noop"}, game=d.tournament).result(timeout=30)  # a round trip
+        time.sleep(0.005)
     raise AssertionError(f"{battle_id} got no result")
 
 
