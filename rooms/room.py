@@ -94,7 +94,7 @@ class RoomBox:
         return {"role": "room", "room": self.room, "box": self.box,
                 "connected": self.link.connected, "refused": self.link.refused,
                 "since": self.link.last_change, "last_ack": self.last_ack,
-                "unacknowledged": pending, "assignment": a,
+                "unacknowledged": pending, "assignment": a, "games": self.games(),
                 "battle_game": self.game_of(_id(a)) if a else None}
 
     def game_of(self, assignment: str) -> int | None:

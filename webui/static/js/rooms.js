@@ -13,6 +13,7 @@ function ago(wall) {
 }
 
 function linkText(st) {
+  if (st.role === "director") return st.connected ? t("rooms.broker_up") : t("rooms.broker_down");
   if (st.connected) return t("rooms.link_up");
   if (st.refused) return t("rooms.link_refused", {why: st.refused});
   return t("rooms.link_down");
@@ -51,10 +52,16 @@ function renderDirector(st) {
   const body = $r("rooms-body");
   body.replaceChildren(...st.rooms.map((r) => el("tr", {dataset: {room: r.room}},
     el("td", {text: r.room}), el("td", {text: r.box || "—"}),
-    el("td", {text: r.online ? t("rooms.link_up") : t("rooms.link_down")}),
+    el("td", {text: r.online ? t("rooms.online") : t("rooms.offline")}),
     el("td", {text: ago(r.last_message)}),
     el("td", {text: r.lag_s == null ? "—" : t("rooms.seconds", {n: r.lag_s.toFixed(2)})}),
-    el("td", {text: r.in_play ? battleText(r) : t("rooms.free")}))));
+    el("td", {text: r.in_play ? battleText(r) : t("rooms.free")}),
+    el("td", {}, el("a", {href: "/admin/rooms/assignment/" + encodeURIComponent(r.room) + ".json",
+                          text: t("rooms.download_assignment")})))));
+  const refusals = st.refusals || [];
+  $r("refusals").hidden = refusals.length === 0;
+  $r("refusals-list").replaceChildren(...refusals.slice().reverse().map((x) =>
+    el("li", {text: `${x.room} · ${ago(x.at)} · ${S.lang === "en" ? x.en : x.ru || x.en}`})));
 }
 
 function renderRoom(st) {
@@ -65,6 +72,10 @@ function renderRoom(st) {
                                    : t("rooms.no_assignment");
   $r("start-battle").disabled = !a;
   $r("unacked").textContent = t("rooms.unacknowledged", {n: st.unacknowledged});
+  $r("results").replaceChildren(...(st.games || []).map((g) => el("p", {},
+    el("a", {href: "/admin/rooms/result/" + g.game + ".json",
+             text: t("rooms.download_result", {battle: g.battle, game: g.game})}),
+    g.result_acked ? " · " + t("rooms.result_acknowledged") : ""))));
 }
 
 async function adminTick() {
