@@ -135,6 +135,9 @@ def test_long_choice_lists_keep_their_last_page() -> None:
     assert out[0]["args_total"] == {"ref": 100}
     assert out[0]["args"]["verdict"] == refs[:2]
     assert out[1] == actions[1]  # a TV board's 36 cells are all shown
+    # A 10 x 10 SIQ round: every one of its 100 cells stays pickable on the host's board.
+    board = [{"type": "choose", "args": {"cell": refs}}, {"type": "reopen", "args": {"cell": refs}}]
+    assert hub_module.bounded_actions(board) == board
 
 
 @pytest.mark.parametrize("rules", ["battle", "tv"])

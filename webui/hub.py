@@ -48,6 +48,9 @@ SELF_ACTIONS = ("bet", "write")
 HISTORY_KEYS = ("judgements", "corrections")
 HISTORY_PAGE = 20
 MAX_CHOICES = 40
+# Only choices that grow with the game are cut: a board's cells (up to 10 themes of 10 in
+# the SIQ format) must all stay pickable, or the host could not choose a legal question.
+GROWING_CHOICES = ("ref",)
 MAX_HISTORY_PAGE = 200
 # A state due to be replaced within this long is held back (see `_on_update`).
 COALESCE_NS = 15_000_000
@@ -145,7 +148,7 @@ def bounded_actions(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for a in actions:
         long = {k: v for k, v in a["args"].items()
-                if isinstance(v, list) and len(v) > MAX_CHOICES}
+                if k in GROWING_CHOICES and isinstance(v, list) and len(v) > MAX_CHOICES}
         if long:
             a = {**a, "args": {**a["args"], **{k: v[-HISTORY_PAGE:] for k, v in long.items()}},
                  "args_total": {k: len(v) for k, v in long.items()}}

@@ -422,6 +422,8 @@ class Show:
             self.choice("pick_chooser", NAMES[1])
             self.wait(b, f"v.view.phase === 'choose' && v.view.board.themes.length === {themes}")
             self.wait(h, "v.view.phase === 'choose'")
+            enabled = h.locator("#board-pick button.cell:not([disabled])").count()
+            assert enabled == themes * questions, f"{enabled} of {themes * questions} pickable"
             self.at(f"board-{themes}x{questions}", host=h, board=b)
 
     def admin(self) -> None:
@@ -471,12 +473,20 @@ def evening(show: Show) -> None:
     show.admin()
 
 
+# The host in portrait (800×1280) for the phases whose layout differs most; the tests check
+# both orientations at every phase.
+PORTRAIT = {"start", "tv-choose", "tv-answering", "tv-fix-score", "tv-auction-bids",
+            "tv-final-judged", "tv-over", "battle-answering", "battle-queue", "battle-finished",
+            "board-6x10"}
+
+
 def shooter(out: Path, written: list[Path]) -> Checkpoint:
     def snap(name: str, pages: dict[str, Any]) -> None:
         for role, page in pages.items():
             base = role.rstrip("0123456789")
             if base == "host":
-                for suffix, size in (("", HOST), ("-portrait", HOST_PORTRAIT)):
+                sizes = [("", HOST)] + ([("-portrait", HOST_PORTRAIT)] if name in PORTRAIT else [])
+                for suffix, size in sizes:
                     page.set_viewport_size(size)
                     page.wait_for_timeout(150)
                     path = out / f"host{suffix}-{name}.png"
