@@ -26,7 +26,7 @@ function render(data) {
   const theme = v.theme && typeof v.theme === "object" ? v.theme.name
     : (v.theme || (v.board && v.phase === "choose" ? v.board.name : "") || (v.final && v.stage === "final" ? v.final.name : ""));
   $("theme").textContent = theme;
-  $("value").textContent = v.value ?? "";
+  $("value").textContent = v.kind === "final" || v.value == null ? "" : num(v.value);
 
   renderStory(v, data);
   renderGrid(v);
@@ -151,8 +151,8 @@ function auctionBoard(v, a) {
 function writtenBoard(v, w) {
   const table = el("table", {class: "board-written"});
   table.append(el("tr", {}, el("th", {scope: "col", text: t("stats.player")}),
-    el("th", {scope: "col", text: w.needs_bets ? t("written.bet") : ""}),
-    el("th", {scope: "col", text: t("written.answer")}), el("th", {scope: "col", text: t("arg.verdict")})));
+    el("th", {scope: "col", text: w.needs_bets ? t("arg.bet") : ""}),
+    el("th", {scope: "col", text: t("arg.answer")}), el("th", {scope: "col", text: t("arg.verdict")})));
   for (const r of w.rows) {
     const bet = w.needs_bets ? (r.bet != null ? num(r.bet) : (r.has_bet ? "✓" : "…")) : "";
     const ans = r.answer != null ? r.answer : (r.has_answer ? "✓" : "…");

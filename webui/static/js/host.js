@@ -168,8 +168,8 @@ function auctionView(v, a) {
 function writtenView(v, w) {
   const table = el("table", {class: "race written"});
   table.append(el("tr", {}, el("th", {scope: "col", text: t("stats.player")}),
-    el("th", {scope: "col", text: w.needs_bets ? t("written.bet") : ""}),
-    el("th", {scope: "col", text: t("written.answer")}), el("th", {scope: "col", text: t("arg.verdict")})));
+    el("th", {scope: "col", text: w.needs_bets ? t("arg.bet") : ""}),
+    el("th", {scope: "col", text: t("arg.answer")}), el("th", {scope: "col", text: t("arg.verdict")})));
   for (const r of w.rows) {
     table.append(el("tr", {class: r.verdict || ""},
       el("td", {text: playerName(v, r.player)}),
