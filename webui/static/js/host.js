@@ -138,7 +138,7 @@ function renderQuestion(v, data) {
   const q = v.question || {};
   const card = $("question");
   card.hidden = data.game == null || gameOver(data) || !QUESTION_PHASES.includes(v.phase);
-  const head = [themeName(v), v.value].filter((x) => x !== "" && x != null).join(" — ");
+  const head = [themeName(v), v.kind === "final" ? null : v.value].filter((x) => x !== "" && x != null).join(" — ");
   const kind = v.kind && v.kind !== "normal" ? " · " + t("kind." + v.kind) : "";
   $("q-head").textContent = head + kind;
   $("q-text").textContent = v.text || "";
