@@ -262,7 +262,10 @@ def run_count(phones: int, questions: int, procs: int) -> dict[str, Any]:
                                          "package": "demo:battle",
                                          "options": {"stage": "final"}}, timeout=10)
             assert res["ok"], res
-            post(bare + "/payloads", capture_frames(base, cookie, host, 0))
+            captured = capture_frames(base, cookie, host, 0)
+            settle_ms = ((captured["host"].get("view") or {}).get("settings") or {}).get(
+                "settle_ms")
+            post(bare + "/payloads", captured)
             auths = [{"role": "host"}, {"role": "board"}] + [
                 {"role": "player", "seat": i % 3} for i in range(phones)]
             targets = [(name, url, a, cookie if a["role"] == "host" and name == "real"
@@ -318,6 +321,7 @@ def run_count(phones: int, questions: int, procs: int) -> dict[str, Any]:
     result: dict[str, Any] = {
         "clients": expected, "connected": len(real), "baseline_connected": len(floor),
         "served": len(real) == expected and missing == 0 and error is None,
+        "settle_ms": settle_ms,  # part of every real figure, absent from the floor
         "error": error, "questions": len(t_real),
         "frames_missing": missing, "baseline_frames_missing": base_missing,
         "p50_ms": round(statistics.median(lat), 2) if lat else None,
