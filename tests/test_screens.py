@@ -104,9 +104,24 @@ class Inspector:
     def __init__(self) -> None:
         self.problems: list[str] = []
         self.seen: list[str] = []
+        self.phone: dict[str, dict[str, Any]] = {}
+
+    PHONE_STATE = """() => ({
+      status: document.querySelector("#my-status").hidden ? null
+        : document.querySelector("#my-status").dataset.state,
+      buzzer: !document.querySelector("#buzzer").hidden,
+      armed: document.querySelector("#buzzer").classList.contains("armed"),
+      form: document.querySelector("#my-actions").hidden ? null
+        : [...document.querySelectorAll("#my-actions [data-action]")].map((e) => e.dataset.action),
+      sent: document.querySelector("#sent").hidden ? null
+        : document.querySelector("#sent").textContent,
+      place: document.querySelector("#my-result").hidden ? null
+        : document.querySelector("#my-place").textContent})"""
 
     def check(self, name: str, role: str, page: Any) -> None:
         self.seen.append(f"{name}/{role}")
+        if role == "phone":
+            self.phone[name] = page.evaluate(self.PHONE_STATE)
         for p in page.evaluate(CHECK_JS, NAMESPACES):
             self.problems.append(f"{name} {role} {page.viewport_size}: {p}")
         if not page.evaluate("typeof axe !== 'undefined'"):
@@ -144,8 +159,19 @@ def test_a_tv_game_through_the_screens(show: tuple[Show, Inspector]) -> None:
     s.tv_game()
     assert len(inspector.seen) > 40
     assert not inspector.problems, "\n".join(inspector.problems)
-    # The story the board told: the chooser, the answer after the question, the final's.
     assert s.board.locator("#winner-name").inner_text() == "Борис"
+    # The phones followed the TV game: Вера's false start, Анна's buzzer arming with the
+    # lamp, «Ваш ответ!», the final's forms in the buzzer's place, the results.
+    ph = inspector.phone
+    assert ph["tv-false-start"]["status"] == "false_start"
+    assert ph["tv-lamp"]["status"] == "press" and ph["tv-lamp"]["armed"]
+    assert ph["tv-choose"]["buzzer"] and not ph["tv-choose"]["armed"]
+    assert ph["tv-answering"]["status"] == "answer"
+    assert ph["tv-bets"]["form"] == ["bet"] and not ph["tv-bets"]["buzzer"]
+    assert "700" in ph["tv-bet-sent"]["sent"]
+    assert ph["tv-writing"]["form"] == ["write"] and ph["tv-writing"]["sent"] is None
+    assert "Тайна Анны" in ph["tv-written"]["sent"]
+    assert ph["tv-over"]["place"] == "Ваше место: 2" and not ph["tv-over"]["buzzer"]
 
 
 def test_a_sport_battle_through_the_screens(show: tuple[Show, Inspector]) -> None:
@@ -200,3 +226,35 @@ def test_the_button_test_follows_each_seat_live(show: tuple[Show, Inspector]) ->
     inspector("admin-buttons", {"admin": page})
     assert not inspector.problems, "\n".join(inspector.problems)
     page.context.close()
+
+
+def test_an_answer_countdown_that_runs_out_tells_host_and_board(
+        show: tuple[Show, Inspector]) -> None:
+    """With seconds on the answer, the countdown's end is the engine's (time_up): the
+    host is told the verdict is theirs, the board says the time is up."""
+    s, inspector = show
+    h, b = s.host, s.board
+    h.wait_for_selector("#new-game-dialog", state="visible")
+    h.check("#ng-format-tv")
+    h.fill("#ng-answer_s", "1")
+    inputs = h.locator("#ng-players input")
+    for i, name in enumerate(["Анна", "Борис", "Вера", ""]):
+        inputs.nth(i).fill(name)
+    h.click("#ng-start")
+    s.wait(h, "v.rules === 'tv' && v.view.phase === 'pick_chooser'")
+    s.choice("pick_chooser", "Анна")
+    s.wait(h, "v.view.phase === 'choose'")
+    h.click("#board-pick button[data-cell='0:0']")
+    s.wait(h, "v.view.phase === 'reading'")
+    h.keyboard.press("Space")
+    s.wait(h, "v.view.phase === 'buttons'")
+    s.press(1)
+    s.wait(h, "v.view.phase === 'answering'")
+    assert h.locator("#clock").is_visible()  # the seconds beside the lamp
+    s.wait(h, "v.view.question.time_up === true", 8000)
+    s.wait(b, "v.view.question.time_up === true")
+    h.wait_for_selector("#answerer-time", state="visible")
+    b.wait_for_selector("#answerer-time", state="visible")
+    assert b.locator("#answerer-name").inner_text() == "Борис"
+    inspector("tv-time-up", {"host": h, "board": b})
+    assert not inspector.problems, "\n".join(inspector.problems)

@@ -144,7 +144,8 @@ function auctionBoard(v, a) {
   const box = el("div", {class: "board-auction"});
   box.append(el("div", {class: "bid", text: t("auction.bid") + ": " + (a.bid != null ? num(a.bid) : "—") + (a.leader != null ? " — " + playerName(v, a.leader) : "") + (a.all_in ? " · " + t("auction.all_in") : "")}));
   if (a.turn != null) box.append(el("div", {class: "muted", text: t("auction.turn") + ": " + playerName(v, a.turn)}));
-  if (a.passed.length) box.append(el("div", {class: "muted", text: t("auction.passed") + ": " + a.passed.map((p) => playerName(v, p)).join(", ")}));
+  const lines = bidLines(v, a, 4);
+  if (lines.length) box.append(el("ol", {class: "bids"}, lines.map((x) => el("li", {text: x}))));
   return box;
 }
 
@@ -231,6 +232,7 @@ function renderAnswerer(v) {
   $("answerer").hidden = a == null;
   if (a == null) return;
   $("answerer-name").textContent = playerName(v, a);
+  $("answerer-time").hidden = !(v.question && v.question.time_up);
   const q = (v.queue || []).map((s) => playerName(v, s));
   $("answerer-queue").textContent = q.length ? t("board.queue", {names: q.join(", ")}) : "";
 }

@@ -416,3 +416,13 @@ function statsView(data) {
   box.append(chart);
   return box;
 }
+
+// An auction's word as it came: "Анна — 500", "Вера — пас", "Борис — ва-банк 2000".
+function bidLines(v, a, last = 6) {
+  return (a.history || []).slice(-last).map((h) => {
+    const who = playerName(v, h.player);
+    if (h.what.endsWith("pass")) return `${who} — ${t("auction.pass_word")}`;
+    if (h.what === "all_in") return `${who} — ${t("auction.all_in")} ${num(h.amount)}`;
+    return `${who} — ${num(h.amount)}`;
+  });
+}

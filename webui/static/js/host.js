@@ -161,7 +161,8 @@ function auctionView(v, a) {
   const box = el("div", {class: "auction"});
   box.append(el("div", {text: t("auction.bid") + ": " + (a.bid != null ? num(a.bid) : "—") + (a.leader != null ? " · " + playerName(v, a.leader) : "") + (a.all_in ? " · " + t("auction.all_in") : "")}));
   if (a.turn != null) box.append(el("div", {class: "turn", text: t("auction.turn") + ": " + playerName(v, a.turn)}));
-  if (a.passed.length) box.append(el("div", {class: "muted", text: t("auction.passed") + ": " + a.passed.map((p) => playerName(v, p)).join(", ")}));
+  const lines = bidLines(v, a);
+  if (lines.length) box.append(el("ol", {class: "bids"}, lines.map((x) => el("li", {text: x}))));
   return box;
 }
 
@@ -195,6 +196,8 @@ function renderAnswerer(v) {
   box.hidden = v.answering == null;
   if (box.hidden) return;
   $("answerer-name").textContent = playerName(v, v.answering);
+  // The answer's countdown ran out: the rules leave the verdict to the host, who is told.
+  $("answerer-time").hidden = !(v.question && v.question.time_up);
   const list = $("queue");
   list.replaceChildren();
   const order = [v.answering, ...(v.queue || [])];
