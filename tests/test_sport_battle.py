@@ -774,7 +774,8 @@ def test_the_legal_actions_in_answering():
     g.win(0, S)
     assert "actions" not in g.host  # the web UI sends them once, beside the views
     types = [a.type for a in b.legal_actions(g.s)]
-    assert types == ["reading_done", "press", "judge", "reset_signal", "set_score"]
+    assert types == ["reading_done", "press", "judge", "reset_signal", "remove_question",
+                     "replace_question", "set_score"]
 
 
 def test_summary_has_places_outcomes_and_reaction_statistics():
@@ -867,12 +868,19 @@ class ScoreModel:
         elif e.type == "rejudged":
             self.push()
             player, old, value = self.judged[d["ref"]]
-            sign = {"right": 1, "wrong": -1, "no_answer": -1}  # silence scores as wrong
+            sign = {"right": 1, "wrong": -1, "no_answer": -1, "void": 0}  # silence as wrong
             self.scores[player] += (sign[d["verdict"]] - sign[old]) * value
             self.judged[d["ref"]][1] = d["verdict"]
         elif e.type == "score_set":
             self.push()
             self.scores[d["player"]] = d["score"]
+        elif e.type in ("question_removed", "question_replaced"):
+            self.push()
+            sign = {"right": 1, "wrong": -1, "no_answer": -1}
+            for ref in d["refs"]:
+                player, verdict, value = self.judged[ref]
+                self.scores[player] -= sign[verdict] * value
+                self.judged[ref] = [player, "void", 0]
         elif e.type == "question_closed" and d["reason"] == "no_press":
             self.push()
         elif e.type == "undone":

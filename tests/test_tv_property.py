@@ -27,6 +27,7 @@ def _samples(state) -> dict[str, dict]:
         "write": {"player": 0, "text": "x"}, "pick_remover": {"player": 0},
         "remove_theme": {"theme": 0}, "shootout_theme": {"theme": "host"}, "undo": {},
         "rejudge": {"ref": 0, "verdict": "wrong"}, "finish": {}, "hand_over": {"player": 0},
+        "remove_question": {}, "replace_question": {"cell": "1:2"},
     }
 
 

@@ -84,12 +84,22 @@ def legal_actions(state: Battle) -> list[Action]:
     if state.history:
         acts.append(Action("undo", "Отменить последнее решение", "Undo the last decision",
                            key="u", confirm=True))
-    if state.judgements:
-        # The latest judgements only: the list must not grow with the game (an older one
-        # is still accepted by `decide`; the host finds it through the view's history).
-        first = max(0, len(state.judgements) - REJUDGE_CHOICES)
-        refs = [_choice(i, *judgement_label(state, i))
-                for i in range(first, len(state.judgements))]
+    if q is not None and q.closed not in ("removed", "replaced"):
+        acts.append(Action("remove_question", "Снять вопрос (ошибка в вопросе)",
+                           "Remove the question (it is flawed)", confirm=True))
+        spare = [_choice(f"{t}:{n}", f"{state.extra_pool[t].name}, №{n + 1}",
+                         f"{state.extra_pool[t].name}, #{n + 1}")
+                 for t, n in state.spare_questions()]
+        acts.append(Action("replace_question", "Заменить вопрос запасным",
+                           "Replace the question with a spare one", confirm=True,
+                           args={"source": [*spare, _choice("host", "Вопрос ведущего",
+                                                            "The host's own question")]}))
+    # The latest judgements only: the list must not grow with the game (an older one
+    # is still accepted by `decide`; the host finds it through the view's history).
+    first = max(0, len(state.judgements) - REJUDGE_CHOICES)
+    refs = [_choice(i, *judgement_label(state, i))
+            for i in range(first, len(state.judgements)) if not state.judgements[i].voided]
+    if refs:
         acts.append(Action("rejudge", "Изменить решение", "Change a judgement", confirm=True,
                            args={"ref": refs, "verdict": _verdict_choices()}))
     acts.append(Action("set_score", "Исправить счёт", "Correct a score", confirm=True,

@@ -21,6 +21,7 @@ from appliance.rules.battle.state import (
     TIE,
     Battle,
     Played,
+    QuestionSpec,
     late_press,
     others_may_queue,
 )
@@ -187,8 +188,48 @@ def _hand_over(state: Battle, cmd: Command) -> list[Event]:
         "earlier_by_ns": round(late["earlier_by_ms"] * arbiter.MS)})]
 
 
+def _flawed(state: Battle, cmd: Command) -> tuple[int, list[int]]:
+    q = state.current
+    if q is None or q.closed in ("removed", "replaced"):
+        raise _out_of_phase(cmd, state)
+    index = len(state.played) - 1
+    refs = [r for r, j in enumerate(state.judgements) if j.question == index and not j.voided]
+    return index, refs
+
+
+def _remove_question(state: Battle, cmd: Command) -> list[Event]:
+    """The host withdraws a flawed question: its verdicts count for nothing; `next` goes on."""
+    index, refs = _flawed(state, cmd)
+    return [Event("question_removed", cmd.t_ns, {"question": index, "refs": refs})]
+
+
+def _replace_question(state: Battle, cmd: Command) -> list[Event]:
+    """The host replaces a flawed question: its verdicts count for nothing and the same slot
+    (theme, value) is announced again with a spare question: one of the extra pool's
+    unplayed questions (``source: "t:n"``) or the host's own from paper (``"host"``)."""
+    index, refs = _flawed(state, cmd)
+    source = cmd.args.get("source", "host")
+    spec = QuestionSpec()
+    pool: list[int] | None = None
+    if source != "host":
+        try:
+            t, n = (int(x) for x in str(source).split(":"))
+        except ValueError:
+            t, n = -1, -1
+        if (t, n) not in state.spare_questions():
+            raise refuse("Такого запасного вопроса нет.", "There is no such spare question.",
+                         "bad_source")
+        spec, pool = state.extra_pool[t].questions[n], [t, n]
+    return [Event("question_replaced", cmd.t_ns, {"question": index, "refs": refs,
+                                                  "replacement": spec.to_json(),
+                                                  "from_pool": pool})]
+
+
 def _rejudge(state: Battle, cmd: Command) -> list[Event]:
     ref = kit.judgement_ref(cmd.args.get("ref"), len(state.judgements))
+    if state.judgements[ref].voided:
+        raise refuse("Этот вопрос снят: решение не считается.",
+                     "That question was removed: the judgement does not count.", "voided")
     verdict = kit.verdict(cmd.args.get("verdict"))
     j = state.judgements[ref]
     return [Event("rejudged", cmd.t_ns, {"ref": ref, "player": j.player, "verdict": verdict,
@@ -214,5 +255,7 @@ HANDLERS = {
     "undo": _undo,
     "rejudge": _rejudge,
     "set_score": _set_score,
+    "remove_question": _remove_question,
+    "replace_question": _replace_question,
     "hand_over": _hand_over,
 }

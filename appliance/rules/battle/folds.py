@@ -18,6 +18,7 @@ from appliance.rules.battle.state import (
     Battle,
     Judgement,
     Played,
+    QuestionSpec,
 )
 from appliance.rules.protocol import Event
 from appliance.rules.records import replace
@@ -137,6 +138,34 @@ def _ev_rejudged(state: Battle, e: Event) -> Battle:
     return replace(state, judgements=state.judgements.set(ref, j))
 
 
+def _voided(state: Battle, refs: list[int]) -> Battle:
+    js = state.judgements
+    for ref in refs:
+        js = js.set(ref, replace(js[ref], voided=True))
+    return replace(state, judgements=js)
+
+
+def _ev_question_removed(state: Battle, e: Event) -> Battle:
+    state = _voided(_remember(state), e.data["refs"])
+    q = state.played[-1]
+    return replace(_with_current(state, race=arbiter.close(q.race), closed="removed",
+                                 window_from_ns=None, mandatory=False), phase=CLOSED)
+
+
+def _ev_question_replaced(state: Battle, e: Event) -> Battle:
+    state = _voided(_remember(state), e.data["refs"])
+    q = state.played[-1]
+    state = _with_current(state, race=arbiter.close(q.race), closed="replaced",
+                          window_from_ns=None, mandatory=False)
+    r = e.data["replacement"]
+    spec = QuestionSpec(str(r.get("text", "")), str(r.get("answer", "")),
+                        str(r.get("comment", "")))
+    pool = e.data.get("from_pool")
+    return replace(state, phase=READY, theme=q.theme, number=q.number,
+                   replacements=state.replacements + (((q.theme, q.number), spec),),
+                   used_pool=state.used_pool + ((tuple(pool),) if pool else ()))
+
+
 def _ev_score_set(state: Battle, e: Event) -> Battle:
     state = _remember(state)
     return replace(state, corrections=state.corrections.append(
@@ -162,4 +191,6 @@ EVOLVERS = {
     "rejudged": _ev_rejudged,
     "score_set": _ev_score_set,
     "handed_over": _ev_handed_over,
+    "question_removed": _ev_question_removed,
+    "question_replaced": _ev_question_replaced,
 }

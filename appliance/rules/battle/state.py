@@ -86,9 +86,12 @@ class Judgement:
     verdict: str
     value: int
     t_ns: int
+    voided: bool = False  # its question was removed or replaced as flawed: counts nothing
 
     @property
     def points(self) -> int:
+        if self.voided:
+            return 0
         return self.value if self.verdict == RIGHT else -self.value
 
 
@@ -147,6 +150,22 @@ class Battle:
     corrections: Seq[tuple[int, int]] = EMPTY  # (player, points added by the host)
     winner: int | None = None
     history: Seq[Battle] = EMPTY  # states before each undoable decision (history empty)
+    # Flawed questions replaced: (theme, number) -> the replacement read instead; and the
+    # extra-pool questions (pool theme, number) used up as replacements.
+    replacements: tuple[tuple[tuple[int, int], QuestionSpec], ...] = ()
+    used_pool: tuple[tuple[int, int], ...] = ()
+
+    def spec(self, theme: int, number: int) -> QuestionSpec:
+        """The question read at (theme, number): the theme's own, or its replacement."""
+        for key, q in reversed(self.replacements):
+            if key == (theme, number):
+                return q
+        return self.themes[theme].question(number)
+
+    def spare_questions(self) -> list[tuple[int, int]]:
+        """Unplayed material for a replacement: the extra pool's questions not used yet."""
+        return [(t, n) for t, theme in enumerate(self.extra_pool)
+                for n in range(len(theme.questions)) if (t, n) not in self.used_pool]
 
     @property
     def seats(self) -> int:

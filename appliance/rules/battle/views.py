@@ -83,7 +83,7 @@ def _revealed(state: Battle) -> dict[str, Any] | None:
     if not state.played or state.played[-1].closed is None:
         return None
     q = state.played[-1]
-    spec = state.themes[q.theme].question(q.number)
+    spec = state.spec(q.theme, q.number)
     return {"theme": state.themes[q.theme].name, "value": q.value, **spec.to_json()}
 
 
@@ -99,7 +99,7 @@ def view(state: Battle, role: str) -> dict[str, Any]:
     q = state.current
     race = q.race_report() if q is not None else []
     if role == "host":
-        spec = state.themes[state.theme].question(state.number)
+        spec = state.spec(state.theme, state.number)
         out.update({
             "question": spec.to_json(),  # the host reads it, answer included
             "race": race,

@@ -11,6 +11,7 @@ from appliance.rules.protocol import Action
 from appliance.rules.tv import auction as auc
 from appliance.rules.tv import final as fin
 from appliance.rules.tv.board import cat_price_choices, playable
+from appliance.rules.tv.commands import flawed
 from appliance.rules.tv.state import Phase, Stage, State, late_press
 
 VERDICT = kit.verdict_choices()
@@ -42,13 +43,19 @@ def legal_actions(state: State) -> list[Action]:
                        args={"player": _players(state, range(state.seats)),
                              "score": {"type": "int", "min": -kit.SCORE_LIMIT,
                                        "max": kit.SCORE_LIMIT, "step": 1}}))
-    if state.judgements:
+    if any(not j.voided for j in state.judgements):
         refs = [{"value": j.ref, "ru": f"№{j.ref + 1}: {state.players[j.player]}, "
                  f"{kit.VERDICT_LABELS[j.verdict][0].lower()} ({j.delta:+d})",
                  "en": f"#{j.ref + 1}: {state.players[j.player]}, {j.verdict} ({j.delta:+d})"}
-                for j in state.judgements]
+                for j in state.judgements if not j.voided]
         acts.append(Action("rejudge", "Изменить оценку", "Replace a judgement",
                            args={"ref": refs, "verdict": VERDICT}))
+    if flawed(state) is not None:
+        acts.append(Action("remove_question", "Снять вопрос (ошибка в вопросе)",
+                           "Remove the question (it is flawed)", confirm=True))
+        if state.open_cells():
+            acts.append(Action("replace_question", "Заменить вопрос", "Replace the question",
+                               confirm=True, args={"cell": _cells(state, state.open_cells())}))
     if state.stage == Stage.ROUND and state.phase != Phase.PICK_CHOOSER:
         others = [p for p in range(state.seats) if p != state.chooser]
         acts.append(Action("set_chooser", "Сменить выбирающего", "Change the chooser",

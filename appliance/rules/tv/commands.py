@@ -20,6 +20,7 @@ from appliance.rules.tv.deadlines import answer_deadline, press_deadline
 from appliance.rules.tv.state import (
     QUESTION_PHASES,
     Phase,
+    Play,
     Stage,
     State,
     late_press,
@@ -219,6 +220,54 @@ def _skip(state: State, cmd: Command) -> list[Event]:
     return [_ev("question_closed", cmd, outcome="skipped")]
 
 
+def flawed(state: State) -> tuple[bool, Play] | None:
+    """The question a host may remove or replace as flawed: the one in play, or the one just
+    closed while the chooser has not chosen again; (in play?, question). Rounds only (the
+    final and the shootout have their own ways: skip, the host's own questions)."""
+    if state.stage != Stage.ROUND:
+        return None
+    if state.phase in QUESTION_PHASES and state.play is not None:
+        return True, state.play
+    if state.phase == Phase.CHOOSE and state.last is not None and state.last.outcome != "removed":
+        return False, state.last
+    return None
+
+
+def _removal(state: State, cmd: Command) -> list[Event]:
+    target = flawed(state)
+    if target is None:
+        raise _refuse_phase("нет вопроса, который можно снять", "there is no question to remove")
+    in_play, play = target
+    refs = [j.ref for j in state.judgements[play.first_ref:] if not j.voided]
+    return [_ev("question_removed", cmd, refs=refs, in_play=in_play,
+                cell=list(play.cell) if play.cell else None)]
+
+
+def _remove_question(state: State, cmd: Command) -> list[Event]:
+    return _removal(state, cmd)
+
+
+def _replace_question(state: State, cmd: Command) -> list[Event]:
+    """Remove the flawed question and play, for the same opener, an unplayed question of this
+    round the host picks (the package's unplayed material)."""
+    events = _removal(state, cmd)
+    t, q = _cell(cmd)
+    cid = (state.round, t, q)
+    if (not state.board.has(cid) or not playable(state.board.cell(cid))
+            or cid in state.played):
+        raise Refused("Замена — несыгранный вопрос этого раунда.",
+                      "The replacement is an unplayed question of this round.", "bad_cell")
+    target = flawed(state)
+    assert target is not None
+    cell = state.board.cell(cid)
+    data: dict[str, Any] = {"round": state.round, "theme": t, "question": q,
+                            "kind": str(cell.kind), "value": cell.value,
+                            "opener": target[1].opener, "replaces": list(target[1].cell or ())}
+    if cell.kind == Kind.AUCTION:
+        data["bids_logged"] = True
+    return events + [Event("chosen", cmd.t_ns, data)]
+
+
 # host: cat in the bag ----------------------------------------------------------------
 def _give(state: State, cmd: Command) -> list[Event]:
     _in_phase(state, Phase.CAT_GIVE, ru="кота сейчас не отдают", en="no cat is being given")
@@ -378,6 +427,9 @@ def _set_score(state: State, cmd: Command) -> list[Event]:
 def _rejudge(state: State, cmd: Command) -> list[Event]:
     ref = kit.judgement_ref(cmd.args.get("ref"), len(state.judgements))
     verdict = _verdict(cmd)
+    if state.judgements[ref].voided:
+        raise Refused("Этот вопрос снят: оценка не считается.",
+                      "That question was removed: the judgement does not count.", "voided")
     if state.judgements[ref].verdict == verdict:
         return []  # already so: rejudge sets a verdict, it does not toggle
     return [_ev("rejudged", cmd, ref=ref, verdict=verdict)]
@@ -405,7 +457,8 @@ HANDLERS = {
     "end_round": _end_round, "reopen": _reopen, "lamp": _lamp, "press": _press,
     "timeout": _timeout, "judge": _judge, "close": _close, "skip": _skip, "give": _give,
     "cat_price": _cat_price, "bid": _bid, "all_in": _all_in, "pass": _pass,
-    "bid_order": _bid_order, "bet": _bet,
+    "bid_order": _bid_order, "remove_question": _remove_question,
+    "replace_question": _replace_question, "bet": _bet,
     "write": _write, "pick_remover": _pick_remover, "remove_theme": _remove_theme,
     "shootout_theme": _shootout_theme, "undo": _undo, "set_score": _set_score,
     "rejudge": _rejudge, "finish": _finish, "hand_over": _hand_over,

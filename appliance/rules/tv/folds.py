@@ -62,7 +62,8 @@ def _e_chosen(s: State, e: Event) -> State:
     cell = s.board.cell(cid)
     q, opener = cell.question, e.data.get("opener")
     base = Play(kind=str(cell.kind), mode=Mode.SINGLE, value=cell.value,
-                theme=theme_name(s.board, cell), cell=cid, question=q, opener=opener)
+                theme=theme_name(s.board, cell), cell=cid, question=q, opener=opener,
+                first_ref=len(s.judgements))
     s = replace(s, played=s.played | {cid}, last=None)
     kind = cell.kind
     if kind == Kind.CAT:
@@ -340,6 +341,25 @@ def _e_rejudged(s: State, e: Event) -> State:
     return replace(s, judgements=js, scores=_score(s, old.player, new.delta - old.delta))
 
 
+def _e_question_removed(s: State, e: Event) -> State:
+    """A flawed question is withdrawn: its judgements count for nothing, the choice goes back
+    to its opener, and a question in play is closed as removed."""
+    js = list(s.judgements)
+    scores = list(s.scores)
+    for ref in e.data["refs"]:
+        j = js[ref]
+        scores[j.player] -= j.delta
+        js[ref] = replace(j, voided=True)
+    s = replace(s, judgements=tuple(js), scores=tuple(scores))
+    play = s.play if e.data.get("in_play") else s.last
+    if play is None:
+        return s
+    chooser = play.opener if play.opener is not None else s.chooser
+    race = arbiter.close(play.race) if play.race is not None else None
+    return replace(s, play=None, last=replace(play, race=race, outcome="removed"),
+                   chooser=chooser, phase=Phase.CHOOSE)
+
+
 def _e_reopened(s: State, e: Event) -> State:
     cid = (e.data["round"], e.data["theme"], e.data["question"])
     return replace(s, played=s.played - {cid})
@@ -364,4 +384,5 @@ EVOLVERS = {
     "theme_removed": _e_theme_removed, "shootout_started": _e_shootout_started,
     "shootout_theme": _e_shootout_theme, "game_over": _e_game_over,
     "score_set": _e_score_set, "rejudged": _e_rejudged, "reopened": _e_reopened,
+    "question_removed": _e_question_removed,
 }

@@ -72,14 +72,18 @@ class Judgement:
     minus: int  # score loss if wrong
     round: str  # the round's name (statistics by round)
     kind: str
+    voided: bool = False  # its question was removed as flawed: it counts for nothing
 
     @property
     def delta(self) -> int:
+        if self.voided:
+            return 0
         return self.plus if self.verdict == RIGHT else -self.minus
 
     def to_json(self) -> dict[str, Any]:
         return {"ref": self.ref, "player": self.player, "verdict": self.verdict,
-                "delta": self.delta, "round": self.round, "kind": self.kind}
+                "delta": self.delta, "round": self.round, "kind": self.kind,
+                "voided": self.voided}
 
 
 Pairs = tuple[tuple[int, Any], ...]
@@ -134,6 +138,7 @@ class Play:
     lamps: tuple[int, ...] = ()  # every lamp of this question (the first, then re-arms)
     outcome: str = ""  # why it closed: answered, nobody, skipped
     time_up: bool = False  # the answer countdown ran out: the host is prompted to judge
+    first_ref: int = 0  # the judgements of this question are those from this ref on
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ def stats(state: State) -> list[dict[str, Any]]:
         for j in js:
             by_round[j.round] = by_round.get(j.round, 0) + j.delta
         won, mean, best = kit.reaction_ms(state.reactions[p])
-        verdicts = kit.verdict_counts(j.verdict for j in js)
+        verdicts = kit.verdict_counts(j.verdict for j in js if not j.voided)
         out.append({
             "player": p,
             "right": verdicts[kit.RIGHT],
