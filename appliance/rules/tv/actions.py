@@ -11,7 +11,7 @@ from appliance.rules.protocol import Action
 from appliance.rules.tv import auction as auc
 from appliance.rules.tv import final as fin
 from appliance.rules.tv.board import cat_price_choices, playable
-from appliance.rules.tv.commands import flawed
+from appliance.rules.tv.corrections import flawed
 from appliance.rules.tv.state import Phase, Stage, State, late_press
 
 VERDICT = kit.verdict_choices()
