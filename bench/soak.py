@@ -65,6 +65,8 @@ def phone(port: int, i: int) -> Lean:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--minutes", type=float, default=10.0)
+    ap.add_argument("--warm-up", type=float, default=WARM_UP_MIN,
+                    help="minutes left out of the slope (default 5)")
     args = ap.parse_args()
     port = localserver.free_port()
     base = f"http://127.0.0.1:{port}"
@@ -146,20 +148,23 @@ def main() -> int:
                 p.close()
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(15)
-    after = [s for s in samples if s[0] >= WARM_UP_MIN] if args.minutes > WARM_UP_MIN + 1 \
-        else [s for s in samples if s[0] >= 1.0] or samples
+    warm_up = args.warm_up if args.minutes > args.warm_up + 1 else 1.0
+    after = [s for s in samples if s[0] >= warm_up] or samples
+    last_half = [s for s in samples if s[0] >= args.minutes / 2] or samples
     result = {
         "bench": "soak", "minutes": args.minutes, "phones": PHONES,
         "load_average_1m": round(os.getloadavg()[0], 2), **counts,
         "rss_start_mb": round(samples[0][1], 1), "rss_end_mb": round(samples[-1][1], 1),
         "slope_after_warm_up_mb_per_min": round(slope(after), 3),
-        "warm_up_min": WARM_UP_MIN if args.minutes > WARM_UP_MIN + 1 else 1,
+        "slope_last_half_mb_per_min": round(slope(last_half), 3),
+        "warm_up_min": warm_up,
         "idle_floor_slope_mb_per_min": round(slope(idle), 3),
         "samples": [[round(x, 2), round(y, 1)] for x, y in samples],
         "screens_connected_after": alive,
     }
     print(f"RSS {result['rss_start_mb']} → {result['rss_end_mb']} MB over {args.minutes} min; "
-          f"slope after warm-up {result['slope_after_warm_up_mb_per_min']} MB/min "
+          f"slope after warm-up {result['slope_after_warm_up_mb_per_min']} MB/min, last half "
+          f"{result['slope_last_half_mb_per_min']} MB/min "
           f"(idle floor {result['idle_floor_slope_mb_per_min']} MB/min); "
           f"{counts['questions']} questions, {counts['games']} games; "
           f"load average {result['load_average_1m']}")
