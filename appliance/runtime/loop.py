@@ -14,6 +14,9 @@ thread, so a slow screen never delays a press.
 
 Life cycle (owned here, not by the engines): `new_game` creates a game and makes it current;
 the host's ``{"type": "end_game"}`` command closes it and stores the engine's final summary.
+An engine that sets ``BACKGROUND = True`` (the tournament, which spans many games) runs
+beside them instead: it never becomes current, the loop offers no "end the game" for it and
+refuses ``end_game`` sent to it, so no host console can close it by mistake.
 A game whose summary already names a winner stays running until the host ends it, so the
 host can still undo or rejudge the last answer. The newest unfinished game of each rules is
 resumed when the loop starts (older ones when a command names them): their events are
@@ -40,6 +43,16 @@ log = logging.getLogger(__name__)
 
 END_GAME = "end_game"
 END_GAME_ACTION = Action(END_GAME, "Завершить игру", "End the game", confirm=True)
+BACKGROUND_END = Refused(
+    "Турнир не завершают с пульта ведущего: он идёт в фоне, им управляет страница директора.",
+    "A tournament is not ended from the host console: it runs in the background and is "
+    "driven from the director's page.", "background")
+
+
+def runs_in_background(rules: Rules[Any]) -> bool:
+    """Whether games of these rules run beside the current game («в фоне»): never current,
+    never ended by ``end_game`` (see the module docstring)."""
+    return bool(getattr(rules, "BACKGROUND", False))
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +133,10 @@ class GameLoop:
 
     def resume(self) -> list[int]:
         """Fold the unfinished games of the store back into memory: the newest of each rules
-        (a casual game, or a tournament and its battle in play); the newest of all becomes
-        current. Older unfinished games stay dormant in the log and are folded when a
-        command names them, so a box with a long history starts with a small memory. Call
+        (a casual game, or a tournament and its battle in play); the newest of all but the
+        background ones (the tournament) becomes current. Older unfinished games stay dormant
+        in the log and are folded when a command names them, so a box with a long history
+        starts with a small memory. Call
         before `start` (start calls it otherwise). A game whose engine cannot be loaded is
         skipped and stays in the log untouched."""
         if self._thread is not None:
@@ -141,8 +155,9 @@ class GameLoop:
                 continue
             self._sessions[record.id] = session
             resumed.append(record.id)
-        if resumed:
-            self._current = resumed[-1]
+        shown = [g for g in resumed if not runs_in_background(self._sessions[g].rules)]
+        if shown:
+            self._current = shown[-1]
         self._resumed = True
         return resumed
 
@@ -161,7 +176,8 @@ class GameLoop:
     # -- what other threads call -----------------------------------------------------------
     @property
     def current(self) -> int | None:
-        """The game the screens show: the newest one started or resumed."""
+        """The game the screens show: the newest one started or resumed (never a background
+        game such as a tournament)."""
         return self._current
 
     def games(self) -> list[int]:
@@ -219,11 +235,12 @@ class GameLoop:
         return self.clock() + self._session(game).offset_ns
 
     def legal_actions(self, game: int | None = None) -> list[Action]:
-        """The engine's legal actions, plus ending the game."""
+        """The engine's legal actions, plus ending the game (unless it runs in background)."""
         session = self._session(game)
         if session.finished:
             return []
-        return [*session.rules.legal_actions(session.state), END_GAME_ACTION]
+        legal = session.rules.legal_actions(session.state)
+        return legal if runs_in_background(session.rules) else [*legal, END_GAME_ACTION]
 
     def is_finished(self, game: int | None = None) -> bool:
         return self._session(game).finished
@@ -311,7 +328,8 @@ class GameLoop:
             for old in [g for g, s in self._sessions.items() if s.finished]:
                 del self._sessions[old]  # ended games stay in the log, not in memory
             self._sessions[session.game] = session
-            self._current = session.game
+            if not runs_in_background(rules):
+                self._current = session.game
             self._publish(Update(session.game, rules, session.state))
             fut.set_result(session.game)
             return
@@ -347,6 +365,9 @@ class GameLoop:
         if session.finished:
             fut.set_result(Outcome([], Refused("Игра уже окончена.", "The game is over.",
                                                "finished")))
+            return
+        if runs_in_background(session.rules):
+            fut.set_result(Outcome([], BACKGROUND_END))
             return
         session.finish()
         if session.game != self._current:  # ended games stay in the log, not in memory

@@ -19,6 +19,10 @@ from appliance.tournament.state import Settings, Tournament
 from appliance.tournament.views import summary, view
 
 NAME = "tournament"
+BACKGROUND = True
+"""The loop runs a tournament beside its battles: never the current game, never ended by
+the host console's "end the game" (see `appliance.runtime.loop`). The battles started from
+the bracket become current as any game does."""
 
 __all__ = ["NAME", "initial", "decide", "evolve", "legal_actions", "next_deadline", "view",
            "summary"]
