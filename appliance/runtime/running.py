@@ -13,7 +13,8 @@ arrival, then the command itself, so the same timestamps always give the same lo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import gc
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,22 @@ MAX_TIMEOUTS_PER_STEP = 1000
 # Told (command, events, state) once a deadline's events are decided and folded, before they
 # are committed: see `RunningGame.due`.
 Decided = Callable[[Command, list[Event], Any], None]
+
+
+def fold_log(rules: Rules, state: Any, events: Sequence[Event]) -> Any:
+    """Fold a whole log (the start-up path after a power cut), with Python's cyclic garbage
+    collector paused meanwhile. The engines' states are immutable trees: folding leaves no
+    cycles to find, yet the collector kept walking the ever larger heap of decoded events and
+    kept states, so a long log cost more per event (bench/replay.py: 18 µs an event at 50,000
+    events against 12 µs at 1,000; 11 µs with the collector paused). Reference counting
+    still frees what each step drops."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return fold(rules, state, events)
+    finally:
+        if paused:
+            gc.enable()
 
 
 @dataclass(slots=True)
@@ -75,7 +92,7 @@ class RunningGame:
         if record is None:
             raise KeyError(game)
         events = store.events(game)
-        state = fold(rules, rules.initial(record.setup), events)
+        state = fold_log(rules, rules.initial(record.setup), events)
         offset = 0
         if now_ns is not None and events:
             offset = max(e.t_ns for e in events) - now_ns
