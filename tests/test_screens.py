@@ -258,3 +258,14 @@ def test_an_answer_countdown_that_runs_out_tells_host_and_board(
     assert b.locator("#answerer-name").inner_text() == "Борис"
     inspector("tv-time-up", {"host": h, "board": b})
     assert not inspector.problems, "\n".join(inspector.problems)
+
+
+def test_a_tournament_day_through_the_screens(show: tuple[Show, Inspector]) -> None:
+    """The director's page (entries, battles) and the TV's bracket, call and podium, as
+    `make screenshots` shoots them."""
+    s, inspector = show
+    s.tournament()
+    for name in ("tournament-entries/director", "tournament-battles/director",
+                 "tournament-bracket/tv", "tournament-call/tv", "tournament-podium/tv"):
+        assert name in inspector.seen
+    assert not inspector.problems, "\n".join(inspector.problems)

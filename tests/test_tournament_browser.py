@@ -159,6 +159,12 @@ def test_the_podium_of_a_finished_tournament_fits_the_tv(browser: Any, tmp_path:
         assert result["bad"] == [], result["bad"][:10]
         winner = state.player(state.final.result.winner).entry.name  # type: ignore[union-attr]
         assert winner in page.locator(".podium .place-1").inner_text()
+        # one row (the game-end podium's wrapping must not apply), the winner in the middle
+        boxes = page.evaluate("""() => [...document.querySelectorAll('.podium li')].map((e) => {
+            const r = e.getBoundingClientRect(); return [r.left, r.bottom]; })""")
+        assert len({round(bottom) for _, bottom in boxes}) == 1, boxes
+        lefts = [left for left, _ in boxes]
+        assert sorted(lefts).index(lefts[0]) == 1, boxes  # the first place stands in the middle
         page.close()
     finally:
         server.stop()

@@ -1,6 +1,7 @@
 """`make screenshots`: a scripted evening through the UI only — a TV game from the start
 screen to the final and its results, a sport battle with a queue to its end, and boards of
-6 themes × 10 questions and 10 themes × 5 — played on a real `svoyak serve --simulate` on
+6 themes × 10 questions and 10 themes × 5, and a tournament from the director's page
+(entries, draw, a battle, walkovers to the podium) — played on a real `svoyak serve --simulate` on
 loopback in Debian's Chromium. At every phase it calls a checkpoint with the pages that
 matter; `make screenshots` writes them to docs/screenshots/ (host 1280×800 and 800×1280,
 board 1920×1080, phone 390×844) and the browser tests check layout, accessibility and the
@@ -47,6 +48,20 @@ def settings(data: Path) -> None:
     (data / "settings.json").write_text(json.dumps(
         {"pin": PIN, "box_name": "Svoyak", "host_url": "http://svoyak.local/host",
          "wifi": {"ssid": "Svoyak-7F3A", "password": "quiz-night-42"}}))
+
+
+def entries_csv(n: int) -> bytes:
+    """A morning's entries as a spreadsheet saves them (Windows-1251, semicolons)."""
+    first = ["Александр", "Екатерина", "Мария", "Дмитрий", "Анастасия", "Константин", "Ольга",
+             "Владимир", "Ксения"]
+    last = ["Иванов", "Смирнова", "Кузнецов", "Попова", "Васильев", "Соколова", "Михайлов",
+            "Новикова", "Фёдоров"]
+    teams = ["Физтех", "МГУ", "СПбГУ", "ВШЭ", "МИФИ", "Бауманка", "УрФУ", "НГУ", "КФУ"]
+    cities = ["Москва", "Долгопрудный", "Санкт-Петербург", "Екатеринбург", "Новосибирск",
+              "Казань"]
+    rows = [f"{first[i % 9]} {last[(i // 9 + i) % 9]};{teams[(i * 2) % 9]};{cities[i % 6]}"
+            for i in range(n)]
+    return ("имя;команда;город\n" + "\n".join(rows) + "\n").encode("cp1251")
 
 
 def big_board(themes: int, questions: int) -> bytes:
@@ -439,6 +454,50 @@ class Show:
         self.at("index", index=a)
         a.context.close()
 
+    # --- a tournament day, from the director's page ----------------------------------------
+    def tournament(self) -> None:
+        """Create, import 27 entries, draw, start the first battle: the director's page, the
+        bracket and the call screen on the TV; then walkovers to the final: the podium."""
+        d = self.page(HOST, locale="ru-RU")  # the file chooser's own words in Russian too
+        d.context.add_cookies(self.host.context.cookies())
+        d.goto(self.base + "/admin/tournament/")
+        d.fill("#t-title", "Кубок клуба")
+        d.click("button:has-text('Создать турнир')")
+        d.wait_for_selector("#entries")
+        d.set_input_files("#t-file", files=[{"name": "entries.csv", "mimeType": "text/csv",
+                                             "buffer": entries_csv(27)}])
+        d.click("#entries button[type=submit]:has-text('Загрузить')")
+        d.wait_for_selector("#draw")
+        d.evaluate("document.getElementById('entries').scrollIntoView()")
+        self.at("tournament-entries", director=d)
+        d.fill("#t-seed", "2026")
+        d.click("#draw button[type=submit]")
+        d.wait_for_selector("#battles")
+        first = d.locator("tr.ready").first
+        battle = (first.get_attribute("id") or "").removeprefix("battle-")
+        first.locator("button:has-text('Начать бой')").click()
+        d.wait_for_selector(f"tr[id='battle-{battle}'].playing")
+        d.evaluate("document.getElementById('battles').scrollIntoView()")
+        self.at("tournament-battles", director=d)
+        tv = self.page(BOARD)
+        tv.goto(self.base + "/tournament/board?stage=1/9")
+        self.at("tournament-bracket", tv=tv)
+        tv.goto(self.base + "/tournament/call")
+        self.at("tournament-call", tv=tv)
+        d.locator(f"tr[id='battle-{battle}'] button:has-text('Переиграть')").click()
+        d.wait_for_selector(f"tr[id='battle-{battle}'].ready")
+        while d.locator("tr.ready").count():
+            row = d.locator("tr.ready").first
+            boxes = row.locator("form[action$=walkover] input[type=checkbox]")
+            for i in range(1, boxes.count()):
+                boxes.nth(i).check()
+            row.locator("button:has-text('Неявка')").click()
+            d.wait_for_load_state("load")
+        tv.goto(self.base + "/tournament/podium")
+        self.at("tournament-podium", tv=tv)
+        tv.context.close()
+        d.context.close()
+
     def second_host(self) -> None:
         other = self.page(HOST)
         other.context.add_cookies(self.host.context.cookies())
@@ -471,6 +530,7 @@ def evening(show: Show) -> None:
     show.second_host()
     show.boards()
     show.admin()
+    show.tournament()
 
 
 # The host in portrait (800×1280) for the phases whose layout differs most; the tests check
