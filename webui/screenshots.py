@@ -324,6 +324,10 @@ class Show:
         self.wait(h, "v.view.question.written.rows.every(r => r.has_answer)")
         self.wait(b, "v.view.question.written.rows.every(r => r.has_answer)")
         self.at("tv-written", host=h, board=b, phone=phones[0])
+        # A correction before the verdicts makes a tie for first: Анна 1400 + 700 and
+        # Борис 2700 − 600 both end on 2100, so a shootout decides.
+        self.fix("set_score", [NAMES[0]], "1400")
+        self.wait(h, "v.view.players[0].score === 1400")
         for s, verdict in ((0, "right"), (1, "wrong"), (2, "wrong")):
             h.click(f"#primary .choice-row[data-player='{s}'] button[data-value='\"{verdict}\"']")
             if s == 0:
@@ -331,6 +335,28 @@ class Show:
                 self.at("tv-final-judged", host=h, board=b)
             else:
                 self.wait(h, f"!v.view.question || v.view.question.written.rows[{s}].verdict")
+        # The shootout between the two tied, the others greyed on the board.
+        self.wait(h, "v.view.phase === 'shootout_theme'")
+        self.wait(b, "v.view.phase === 'shootout_theme'")
+        self.at("tv-shootout-theme", host=h, board=b)
+        self.host.locator("[data-action=shootout_theme] button").first.click()
+        self.wait(h, "v.view.phase === 'reading' && v.view.shootout")
+        self.wait(b, "v.view.phase === 'reading'")
+        h.keyboard.press("Space")
+        self.wait(h, "v.view.phase === 'buttons'")
+        self.wait(b, "v.view.phase === 'buttons'")
+        self.at("tv-shootout", host=h, board=b)
+        self.press(0)
+        self.wait(h, "v.view.phase === 'answering'")
+        h.keyboard.press("+")
+        for _ in range(8):  # the theme's other questions: nobody answers
+            self.wait(h, "v.view.stage === 'over' || v.view.phase === 'reading'")
+            if self.view(h)["view"]["stage"] == "over":
+                break
+            n = self.view(h)["view"]["question"]["value"]
+            h.keyboard.press("n")
+            self.wait(h, "v.view.stage === 'over' || v.view.phase !== 'reading'"
+                         f" || (v.view.question && v.view.question.value !== {n})")
         self.wait(h, "v.view.stage === 'over'")
         self.wait(b, "v.view.stage === 'over'")
         for p in phones:

@@ -204,7 +204,8 @@ function renderActions(container, actions, fire, opts = {}) {
       if (a.key) keys[a.key.toLowerCase()] = b;
       return;
     }
-    const group = el("div", {class: "action-group " + cls, dataset: {action: a.type}});
+    const many = args.some(([, sp]) => Array.isArray(sp) && sp.length > 6);
+    const group = el("div", {class: "action-group " + cls + (many ? " many" : ""), dataset: {action: a.type}});
     if (primary) group.dataset.primary = "1";
     group.append(el("div", {class: "group-label", text}));
     // A player and a choice (judging written answers): one row per player, even when a
@@ -371,6 +372,9 @@ function results(data) {
   return {winners, standings, stats, finalAnswer};
 }
 
+// The engine names the shootout's round by its technical word; the screens say it in words.
+function roundName(name) { return name === "shootout" ? t("round.shootout") : name; }
+
 function ms(x) { return x == null ? "—" : Math.round(x) + " " + t("common.ms"); }
 
 // A table of the statistics and a bar chart of reaction times (mean and best, lamp → press).
@@ -379,12 +383,16 @@ function statsView(data) {
   const box = el("div", {class: "stats"});
   if (!r.stats.length) return box;
   const has = (k) => r.stats.some((s) => s[k] != null);
-  const rounds = [...new Set(r.stats.flatMap((s) => Object.keys(s.rounds || {})))];
+  // Rounds in the order they were played (the verdicts' order), then any other.
+  const v = (data && data.view) || {}, sum = (data && data.summary) || {};
+  const played = [...(sum.questions || []), ...(v.judgements || [])].map((j) => j.round).filter(Boolean);
+  const rounds = [...new Set([...played, ...r.stats.flatMap((s) => Object.keys(s.rounds || {}))])]
+    .filter((name) => r.stats.some((s) => s.rounds && s.rounds[name] != null));
   const cols = [["right", "stats.right"], ["wrong", "stats.wrong"], ["no_answer", "stats.no_answer"],
     ["false_starts", "stats.false_starts"]].filter(([k]) => has(k));
   const head = el("tr", {}, el("th", {scope: "col", text: t("stats.player")}),
     cols.map(([, key]) => el("th", {scope: "col", text: t(key)})),
-    rounds.map((name) => el("th", {scope: "col", text: name})),
+    rounds.length ? el("th", {scope: "col", text: t("stats.by_round")}) : null,
     !rounds.length && has("points") ? el("th", {scope: "col", text: t("stats.points")}) : null,
     el("th", {scope: "col", text: t("stats.mean")}), el("th", {scope: "col", text: t("stats.best")}));
   const table = el("table", {class: "stats-table"}, el("thead", {}, head));
@@ -392,7 +400,10 @@ function statsView(data) {
   for (const s of r.stats) {
     body.append(el("tr", {}, el("th", {scope: "row", text: s.name}),
       cols.map(([k]) => el("td", {text: s[k] ?? "—"})),
-      rounds.map((name) => el("td", {text: s.rounds && s.rounds[name] != null ? num(s.rounds[name]) : "—"})),
+      // Points by round in one cell, a line each: the table keeps its width with any
+      // number of rounds (a shootout adds one).
+      rounds.length ? el("td", {class: "by-round"}, rounds.filter((name) => s.rounds && s.rounds[name] != null)
+        .map((name) => el("div", {}, el("span", {class: "round-name", text: roundName(name) + " "}), el("b", {text: num(s.rounds[name])})))) : null,
       !rounds.length && has("points") ? el("td", {text: num(s.points)}) : null,
       el("td", {text: ms(s.mean)}), el("td", {text: ms(s.best)})));
   }

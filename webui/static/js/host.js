@@ -47,7 +47,7 @@ function phaseText(data, v) {
 function render(data) {
   state = data;
   const v = norm(data.view);
-  const round = v.round && v.round.name ? v.round.name : "";
+  const round = v.shootout ? t("round.shootout") : v.round && v.round.name ? roundName(v.round.name) : "";
   $("where").textContent = data.game == null ? t("host.no_game")
     : [t("rules." + data.rules), round].filter((x) => x !== "" && x != null).join(" · ");
   $("phase").textContent = phaseText(data, v);
