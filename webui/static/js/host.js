@@ -14,8 +14,8 @@ const socket = connect({role: "host"}, render);
 function fire(cmd) { return send(socket, "command", cmd, toast); }
 
 // Corrections and rare moves: a row of buttons, each opening a dialog.
-const RARE = ["undo", "set_score", "rejudge", "set_chooser", "reopen", "end_round", "skip",
-  "finish", "end_game"];
+const RARE = ["undo", "set_score", "rejudge", "set_chooser", "reopen", "remove_question",
+  "replace_question", "end_round", "skip", "finish", "end_game"];
 // While someone answers, the verdict is the one thing to do: it goes first.
 const FIRST = ["judge", "pick_chooser", "give", "cat_price"];
 
@@ -297,7 +297,8 @@ function renderResult(data, v) {
 // ---- corrections: readable buttons, each a dialog with the current value ----------------
 const FIX_LABEL = {undo: "fix.undo", set_score: "fix.set_score", rejudge: "fix.rejudge",
   set_chooser: "fix.set_chooser", reopen: "fix.reopen", end_round: "fix.end_round", skip: "fix.skip",
-  finish: "fix.finish", end_game: "fix.end_game"};
+  finish: "fix.finish", end_game: "fix.end_game", remove_question: "fix.remove_question",
+  replace_question: "fix.replace_question"};
 
 function fixTitle(a) { return FIX_LABEL[a.type] ? t(FIX_LABEL[a.type]) : label(a); }
 
@@ -332,6 +333,8 @@ function currentOf(a, v, picked) {
   if (a.type === "skip") return t("fix.skip_help");
   if (a.type === "reopen") return t("fix.reopen_help");
   if (a.type === "rejudge") return t("fix.rejudge_help");
+  if (a.type === "remove_question") return t("fix.remove_question_help");
+  if (a.type === "replace_question") return t("fix.replace_question_help");
   return "";
 }
 
