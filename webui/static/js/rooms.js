@@ -75,7 +75,7 @@ function renderRoom(st) {
   $r("results").replaceChildren(...(st.games || []).map((g) => el("p", {},
     el("a", {href: "/admin/rooms/result/" + g.game + ".json",
              text: t("rooms.download_result", {battle: g.battle, game: g.game})}),
-    g.result_acked ? " · " + t("rooms.result_acknowledged") : ""))));
+    g.result_acked ? " · " + t("rooms.result_acknowledged") : "")));
 }
 
 async function adminTick() {
