@@ -425,13 +425,16 @@ function renderSim(v, presses, data) {
 
 // ---- keyboard shortcuts for a laptop host -------------------------------------------------
 document.addEventListener("keydown", (e) => {
-  if (e.target.closest("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
+  const target = e.target instanceof Element ? e.target : null;
+  if ((target && target.closest("input, select, textarea")) || e.ctrlKey || e.metaKey || e.altKey) return;
   if (!$("fix-dialog").hidden || !$("new-game-dialog").hidden) {
     if (e.key === "Escape") { $("fix-dialog").hidden = true; if (state && state.game != null) $("new-game-dialog").hidden = true; }
     return;
   }
   const k = e.key === " " ? "space" : e.key === "=" ? "+" : e.key.toLowerCase();
-  const b = keymap[k];
+  // With a Russian layout the A key sends «ф»: fall back to the key's place on the keyboard.
+  const place = /^Key([A-Z])$/.exec(e.code || "");
+  const b = keymap[k] || (place ? keymap[place[1].toLowerCase()] : undefined);
   if (b) { e.preventDefault(); b.click(); return; }
   if (S.box.simulate && /^[1-9]$/.test(e.key)) {
     e.preventDefault();
