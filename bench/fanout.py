@@ -53,6 +53,7 @@ import contextlib
 import requests  # noqa: E402
 import socketio  # noqa: E402
 import websocket  # noqa: E402
+from procs import children  # noqa: E402
 
 from webui import localserver  # noqa: E402
 
@@ -76,15 +77,7 @@ def mem_kb(pid: int, key: str) -> int:
 
 def server_memory(root_pid: int) -> dict[str, float]:
     """PSS and RSS of the server process and its children (the gunicorn worker), in MB."""
-    pids = [root_pid]
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == root_pid:
-                pids.append(int(entry.name))
+    pids = [root_pid, *children(root_pid)]
     rss = {pid: mem_kb(pid, "VmRSS") / 1024 for pid in pids}
     pss = {pid: mem_kb(pid, "Pss") / 1024 for pid in pids}
     return {"pss_mb": round(sum(pss.values()), 1), "rss_mb": round(sum(rss.values()), 1),

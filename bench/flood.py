@@ -39,21 +39,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import contextlib
 
+from procs import children  # noqa: E402
+
 from webui import localserver  # noqa: E402
 
 LOST_CODES = {"rate_limited", "busy", "error"}
 
 
 def worker_pid(root: int) -> int:
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == root:
-                return int(entry.name)
-    return root
+    return next(iter(children(root)), root)
 
 
 def rss_mb(pid: int) -> float:
