@@ -132,10 +132,11 @@ def _loop_answers(loop: Any, timeout_s: float = 2.0) -> bool:
     from appliance.rules.protocol import Command
 
     try:
-        loop.submit(Command("__health__")).result(timeout_s)
+        out = loop.submit(Command("__health__")).result(timeout_s)
     except Exception:
         return False
-    return True
+    # Refused at once because the host's room in the inbox is full: not taken off the queue.
+    return getattr(out.refused, "code", None) != "busy"
 
 
 def _library(data: Path) -> Any:

@@ -1,12 +1,15 @@
 """The game loop: the one thread that owns every game's state («один писатель»).
 
 GPIO callbacks, Socket.IO handlers and scripts never touch a state: they `submit` commands
-(thread-safe) and get a `Future` that resolves once the command's events are committed to the
-log. The loop thread takes commands in arrival order, sleeps until the earliest deadline any
+(thread-safe) and get a `Future` that resolves once the command's events are committed to
+the log. The inbox is bounded per source (`appliance.runtime.inbox`): wired buttons, the
+host and the screens each have their own room, and a command whose source's room is full is
+refused at once (`BUSY`), so no storm of phone commands keeps a wired press or the host out.
+The loop thread takes commands in arrival order, sleeps until the earliest deadline any
 engine asked for (settle window, false-start block, 7 s window) and then feeds that engine a
-timeout command stamped with the deadline itself. A command that arrived at or after a deadline is
-decided after that deadline's timeout (see `RunningGame.run`), so a press that came in after the
-settle window cannot beat the winner the window already fixed.
+timeout command stamped with the deadline itself. A command that arrived at or after a
+deadline is decided after that deadline's timeout (see `RunningGame.run`), so a press that
+came in after the settle window cannot beat the winner the window already fixed.
 
 After every committed command the subscribers get an `Update`: inline ones on the loop
 thread (for the lamp and LEDs: they must be fast and never block), the others on a notifier
@@ -36,6 +39,7 @@ from typing import Any
 
 from appliance.rules import registry
 from appliance.rules.protocol import Action, Command, Event, Refused, Rules
+from appliance.runtime.inbox import HOST_LANE, Inbox, lane_of
 from appliance.runtime.running import RunningGame, Step
 from appliance.runtime.store import Store
 
@@ -47,6 +51,10 @@ BACKGROUND_END = Refused(
     "Турнир не завершают с пульта ведущего: он идёт в фоне, им управляет страница директора.",
     "A tournament is not ended from the host console: it runs in the background and is "
     "driven from the director's page.", "background")
+# A source's room in the inbox is full (see `appliance.runtime.inbox`): said at once, nothing
+# queued; the screen shows it and the player presses again.
+BUSY = Refused("Коробка занята: слишком много команд сразу. Повторите через секунду.",
+               "The box is busy: too many commands at once. Try again in a second.", "busy")
 
 
 def runs_in_background(rules: Rules[Any]) -> bool:
@@ -92,7 +100,7 @@ class GameLoop:
         self._resolve = resolve
         self._sessions: dict[int, RunningGame] = {}
         self._current: int | None = None
-        self._inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._inbox = Inbox()
         self._gate = threading.Lock()  # held while a command is stamped and queued
         self._outbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._early: list[Subscriber] = []
@@ -169,9 +177,14 @@ class GameLoop:
             log.exception("cannot resume game %s (%s): left in the log", game, rules_name)
             return None
 
-    def pending(self) -> int:
-        """Items waiting in the loop's queue (screens refuse to add more beyond a mark)."""
-        return self._inbox.qsize()
+    def pending(self, lane: str | None = None) -> int:
+        """Commands waiting in the loop's inbox, of one source (`lane`, see
+        `appliance.runtime.inbox`) or of all."""
+        return self._inbox.pending(lane)
+
+    def refused_busy(self) -> dict[str, int]:
+        """Per source, the commands refused at once because that source's room was full."""
+        return self._inbox.refused()
 
     # -- what other threads call -----------------------------------------------------------
     @property
@@ -186,7 +199,7 @@ class GameLoop:
     def new_game(self, rules_name: str, setup: Mapping[str, Any]) -> Future[int]:
         """Start a game; resolves to its id once it is in the log (or raises `Refused` for
         unknown rules or a setup the engine refuses)."""
-        return self._enqueue(("new", rules_name, dict(setup)))
+        return self._enqueue(("new", rules_name, dict(setup)), HOST_LANE)
 
     def submit(self, command: Command | Mapping[str, Any],
                game: int | None = None) -> Future[Outcome]:
@@ -204,7 +217,7 @@ class GameLoop:
             if command.t_ns == 0 or command.at_ns is None:
                 command = Command(command.type, command.t_ns or now, command.args, command.by,
                                   now if command.at_ns is None else command.at_ns)
-            return self._enqueue(("cmd", command, game))
+            return self._enqueue(("cmd", command, game), lane_of(command.by))
 
     def end_game(self, game: int | None = None) -> Future[Outcome]:
         return self.submit(Command(END_GAME), game)
@@ -262,12 +275,19 @@ class GameLoop:
             raise KeyError(game)
         return RunningGame.resume(self.store, game, self._resolve(record.rules))
 
-    def _enqueue(self, item: tuple[Any, ...]) -> Future[Any]:
+    def _enqueue(self, item: tuple[Any, ...], lane: str) -> Future[Any]:
         fut: Future[Any] = Future()
         if self._stopped:
             fut.set_exception(RuntimeError("the game loop is stopped"))
             return fut
-        self._inbox.put((*item, fut))
+        if not self._inbox.put((*item, fut), lane):
+            n = self._inbox.refused()[lane]
+            if n & (n - 1) == 0:  # the 1st, 2nd, 4th, 8th ...: a storm logs a few lines
+                log.warning("game loop inbox: %s room full, refused (%d so far)", lane, n)
+            if item[0] == "cmd":
+                fut.set_result(Outcome([], BUSY))
+            else:
+                fut.set_exception(BUSY)
         return fut
 
     def _run(self) -> None:
