@@ -15,13 +15,20 @@ from hypothesis import strategies as st
 
 from appliance.rules import registry
 from appliance.rules.protocol import Command, Refused, fold, press
-from appliance.runtime.loop import END_GAME, GameLoop, Outcome
+from appliance.runtime.loop import END_GAME, RETRY_FIRST_NS, GameLoop, Outcome
 from appliance.runtime.store import FINISHED, Store, StoreError
 
 MS = 1_000_000
 SETUP = {"players": ["Аня", "Борис", "Вера"]}
 
 registry.register("tiny", tiny_engine)
+
+
+def wait_until(cond, limit_s=5):
+    limit = time.monotonic() + limit_s
+    while not cond():
+        assert time.monotonic() < limit, "never happened"
+        time.sleep(0.002)
 
 
 def add(player, points, t=0):
@@ -454,6 +461,10 @@ def test_a_failed_commit_shows_early_subscribers_the_committed_state_again(tmp_p
         loop.submit(Command("arm", t0, {"ms": 10})).result(2)
         seen.clear()
         clock.set(t0 + 10 * MS)
+        loop.wake()
+        wait_until(lambda: len(seen) >= 2)
+        # The loop tries the deadline again only after a pause (never in a tight loop).
+        clock.set(t0 + 10 * MS + RETRY_FIRST_NS)
         loop.wake()
         settle(loop, clock)
         # Shown the decision (the window closed), then told the log does not hold it;

@@ -216,6 +216,8 @@ class Frame:
                                "ui": self.ui, "box": self.box}
         if client.role == "host":
             out["hosts"] = self.hosts
+        if client.role == "host" and (fault := getattr(self.hub.loop, "fault", None)):
+            out["loop_fault"] = fault  # a deadline's decision cannot be written: the banner
         if client.role == "host" and self.hub.hardware_status is not None:
             hw = self.hardware()
             if hw is not None:

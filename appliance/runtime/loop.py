@@ -28,8 +28,10 @@ folded again, so after a power cut the box is where it was.
 
 from __future__ import annotations
 
+import errno
 import logging
 import queue
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -51,6 +53,18 @@ BACKGROUND_END = Refused(
     "Турнир не завершают с пульта ведущего: он идёт в фоне, им управляет страница директора.",
     "A tournament is not ended from the host console: it runs in the background and is "
     "driven from the director's page.", "background")
+# Why a game waits: a deadline's decision could not be written (the host's banner).
+DISK_FULL = {"code": "disk_full",
+             "ru": "Карта памяти заполнена: решение по времени не записано, игра ждёт. "
+                   "Освободите место (удалите старые пакеты) — игра продолжится сама.",
+             "en": "The memory card is full: a timer's decision could not be recorded and "
+                   "the game waits. Free some space (delete old packages): it resumes by "
+                   "itself."}
+LOG_WRITE = {"code": "log_write",
+             "ru": "Журнал игры не записывается: решение по времени ждёт, коробка повторяет "
+                   "попытку.",
+             "en": "The game log cannot be written: a timer's decision waits and the box "
+                   "keeps trying."}
 # A source's room in the inbox is full (see `appliance.runtime.inbox`): said at once, nothing
 # queued; the screen shows it and the player presses again.
 BUSY = Refused("Коробка занята: слишком много команд сразу. Повторите через секунду.",
@@ -86,6 +100,12 @@ class Update:
 
 
 Subscriber = Callable[[Update], None]
+
+# A deadline whose commit failed is tried again after this, doubling up to the most: a full
+# memory card must not spin the loop (a tight loop of failing writes would starve the
+# presses), yet the game goes on by itself as soon as the card has room again.
+RETRY_FIRST_NS = 10_000_000
+RETRY_MOST_NS = 2_000_000_000
 _STOP = object()
 _WAKE = object()
 
@@ -112,6 +132,11 @@ class GameLoop:
         self._resumed = False
         self._stopped = False
         self._dormant: set[int] = set()  # unfinished games left in the log (see `resume`)
+        self._retry: dict[int, tuple[int, int]] = {}  # game -> (retry at, delay)
+        # None, or why a deadline's decision cannot be written (``code`` "disk_full" or
+        # "log_write", ``ru``, ``en``, ``game``), for the host's banner: set when a timeout's
+        # commit fails, cleared when it commits; screens get an `Update` each time.
+        self.fault: dict[str, Any] | None = None
 
     # -- life of the loop ------------------------------------------------------------------
     def start(self) -> GameLoop:
@@ -319,7 +344,8 @@ class GameLoop:
             self._timeouts(now)
 
     def _wait_s(self) -> float | None:
-        deadlines = [d - s.offset_ns for s in self._sessions.values()
+        deadlines = [max(d - s.offset_ns, self._retry.get(s.game, (0, 0))[0])
+                     for s in self._sessions.values()
                      if not s.finished and (d := s.deadline()) is not None]
         if not deadlines:
             return None
@@ -327,13 +353,49 @@ class GameLoop:
 
     def _timeouts(self, now: int) -> None:
         for session in list(self._sessions.values()):
-            if not session.finished:
-                try:
-                    self._tell(session, session.due(now + session.offset_ns,
-                                                    self._decided(session)))
-                except Exception:
-                    log.exception("game %s: a timeout failed", session.game)
-                    self._unshow_early()
+            if session.finished or self._retry.get(session.game, (0, 0))[0] > now:
+                continue
+            steps: list[Step] = []
+            try:
+                session.due(now + session.offset_ns, self._decided(session), steps)
+            except Exception as e:
+                log.exception("game %s: a timeout's commit failed", session.game)
+                self._failed(session, steps)
+                self._back_off(session, now, e)
+                continue
+            self._tell(session, steps)
+            self._recovered(session)
+
+    def _failed(self, session: RunningGame, steps: list[Step]) -> None:
+        """A commit failed after `steps` were committed: tell those (screens must not miss a
+        decision that is in the log), then show early subscribers what is committed."""
+        shown = self._shown_early
+        self._tell(session, steps)
+        self._shown_early = shown
+        self._unshow_early()
+
+    def _back_off(self, session: RunningGame, now: int, error: Exception) -> None:
+        """Try the deadline again later (doubling), and tell the host why the game waits."""
+        delay = self._retry.get(session.game, (0, RETRY_FIRST_NS // 2))[1]
+        delay = min(RETRY_MOST_NS, 2 * delay)
+        self._retry[session.game] = (now + delay, delay)
+        full = (isinstance(error, sqlite3.Error)
+                and getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL) or (
+            isinstance(error, OSError) and error.errno == errno.ENOSPC)
+        fault = {"game": session.game, **(DISK_FULL if full else LOG_WRITE)}
+        if fault != self.fault:
+            self.fault = fault
+            if self._others:
+                self._outbox.put(Update(session.game, session.rules, session.state))
+
+    def _recovered(self, session: RunningGame) -> None:
+        if self._retry.pop(session.game, None) is None:
+            return
+        if self.fault is not None and self.fault["game"] == session.game:
+            self.fault = None
+            log.warning("game %s: the log is written again", session.game)
+            if self._others:
+                self._outbox.put(Update(session.game, session.rules, session.state))
 
     def _do(self, item: tuple[Any, ...]) -> None:
         kind, *args, fut = item
@@ -372,7 +434,13 @@ class GameLoop:
         if command.type == END_GAME:
             self._end(session, command, fut)
             return
-        steps = session.run(session.to_game_time(command), self._decided(session))
+        steps: list[Step] = []
+        try:
+            session.run(session.to_game_time(command), self._decided(session), steps)
+        except Exception:
+            self._failed(session, steps)  # the timeouts committed before the failed commit
+            raise
+        self._recovered(session)
         *timeouts, own = steps
         self._tell(session, timeouts)
         if own.events:

@@ -133,7 +133,8 @@ class RunningGame:
         self.state = state
         return events
 
-    def due(self, until_ns: int, decided: Decided | None = None) -> list[Step]:
+    def due(self, until_ns: int, decided: Decided | None = None,
+            steps: list[Step] | None = None) -> list[Step]:
         """Feed a timeout at each deadline up to `until_ns` (game clock), in order.
 
         `decided` hears each timeout's events before their commit. That is safe for a
@@ -141,8 +142,11 @@ class RunningGame:
         and of the deadline, so if the box loses them to a power cut, the resumed game
         reaches the same deadline with the same log and decides the same events again (the
         lamp lit for a press winner is re-derived identically). A command from outside is
-        not in the log until its own commit, so it is told only after that."""
-        steps: list[Step] = []
+        not in the log until its own commit, so it is told only after that.
+
+        The steps are appended to `steps` (a new list if None) as they are committed, so a
+        caller whose later commit raised still knows which ones to tell."""
+        steps = [] if steps is None else steps
         for _ in range(MAX_TIMEOUTS_PER_STEP):
             d = self.deadline()
             if d is None or d > until_ns or self.finished:
@@ -159,11 +163,13 @@ class RunningGame:
             steps.append(Step(cmd, events, None, self.state))
         return steps
 
-    def run(self, command: Command, decided: Decided | None = None) -> list[Step]:
+    def run(self, command: Command, decided: Decided | None = None,
+            steps: list[Step] | None = None) -> list[Step]:
         """The deadlines that fell due by the command's arrival (a deadline equal to the
         arrival comes first, as in the engines' own catch-up), then the command: the last
-        step is the command's own (refused or not). `decided`: see `due`."""
-        steps = self.due(command.arrival_ns, decided)
+        step is the command's own (refused or not). `decided` and `steps`: see `due` (if a
+        commit raises, `steps` holds the timeouts committed before it)."""
+        steps = self.due(command.arrival_ns, decided, steps)
         try:
             steps.append(Step(command, self.handle(command), None, self.state))
         except Refused as r:

@@ -57,9 +57,11 @@ function render(data) {
   const hw = (data.hardware && data.hardware.warnings) || [];
   const stuck = ((data.hardware && data.hardware.seats) || []).filter((s) => s.stuck).map((s) => playerName(v, s.seat));
   const fault = data.hardware && data.hardware.fault;
-  const warn = (fault ? [t("host.hw_fault." + fault.kind, fault)] : []).concat(hw,
+  const logFault = data.loop_fault ? [label(data.loop_fault)] : [];
+  const warn = logFault.concat(fault ? [t("host.hw_fault." + fault.kind, fault)] : [], hw,
     stuck.length ? [t("host.stuck", {who: stuck.join(", ")})] : []);
-  $("hw-warnings").hidden = warn.length === 0 || (data.hardware && data.hardware.simulated && stuck.length === 0);
+  $("hw-warnings").hidden = warn.length === 0
+    || (data.hardware && data.hardware.simulated && stuck.length === 0 && logFault.length === 0);
   $("hw-warnings").textContent = warn.join(" · ");
 
   renderQuestion(v, data);
