@@ -153,3 +153,25 @@ def test_a_game_the_box_starts_has_the_measured_settle_window_in_its_log(kit: Ki
         assert state.settings.settle_ns == arbiter.BOX_SETTLE_MS * arbiter.MS
     else:
         assert state.settings.settle_ms == arbiter.BOX_SETTLE_MS
+
+
+
+def test_frames_go_out_as_json_text_without_a_walk_for_binary(
+        kit: Kit, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's packets skip the library's search of every frame for bytes (the box's
+    frames are JSON views, and the walk cost more than the JSON encoding): a whole update
+    reaches the screens with the walk made to fail, and bytes that did reach a frame would
+    fail loudly in the JSON encoder instead of going out as a binary attachment."""
+    assert kit.socketio.server.packet_class is hub_module.JsonPacket
+
+    def walk(cls: Any, data: Any) -> bool:
+        raise AssertionError("a frame was searched for bytes")
+
+    monkeypatch.setattr(hub_module.JsonPacket, "data_is_binary", classmethod(walk))
+    board = kit.client("board")
+    settle(kit, board)
+    assert kit.loop.submit({"type": "announce"}).result(5).refused is None
+    settle(kit)
+    assert views(board)
+    with pytest.raises(TypeError):
+        hub_module.JsonPacket(2, data=["view", {"blob": b"\x00"}]).encode()

@@ -19,7 +19,7 @@ from flask_socketio import SocketIO
 from webui import auth, durable, server
 from webui.admission import Admission
 from webui.auth import Generation, PinGuard, RelativeSessionInterface
-from webui.hub import Hub
+from webui.hub import Hub, JsonPacket
 from webui.inbound import MALFORMED_EVENT
 from webui.settings import Settings
 
@@ -149,8 +149,8 @@ def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
     # by the hub's rate limits) instead of starting a thread per message.
     socketio = SocketIO(app, async_mode="threading", cors_allowed_origins=None,
                         ping_interval=10, ping_timeout=10, logger=False,
-                        engineio_logger=False, json=Utf8Json, async_handlers=False,
-                        max_http_buffer_size=MAX_MESSAGE_BYTES)
+                        engineio_logger=False, json=Utf8Json, serializer=JsonPacket,
+                        async_handlers=False, max_http_buffer_size=MAX_MESSAGE_BYTES)
 
     def start_game(rules: str, players: list[str], package: str | None,
                    options: dict[str, Any] | None = None) -> Any:

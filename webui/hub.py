@@ -24,6 +24,7 @@ from typing import Any
 
 from flask import request as _flask_request
 from flask_socketio import SocketIO, disconnect, join_room, leave_room
+from socketio.packet import Packet
 
 from appliance.rules.protocol import Command, Refused
 from appliance.runtime.loop import END_GAME_ACTION
@@ -57,6 +58,16 @@ COALESCE_NS = 15_000_000
 FALLBACK_S = 0.05
 # Cues the board turns into sounds; derived from the hardware view, so no secret can ride on them.
 LAMP_ON, PRESS, FALSE_START, TIME_UP = "lamp_on", "press", "false_start", "time_up"
+
+
+class JsonPacket(Packet):
+    """Socket.IO packets that are JSON text, never binary. The library's default class walks
+    every payload it sends, each list and dict down to the leaves, looking for bytes to send
+    as attachments (0.6 ms for a host's frame on the development machine, once per room and
+    update); the box's frames are JSON views and never hold bytes, so that walk is skipped.
+    Binary packets a client sends are decoded as before."""
+
+    uses_binary_events = False
 
 
 @dataclass
