@@ -234,13 +234,16 @@ def latencies(t0s: list[float], seen: list[dict[int, float]], first_q: int
     return out, missing
 
 
-def run_count(phones: int, questions: int, procs: int) -> dict[str, Any]:
+def run_count(phones: int, questions: int, procs: int, trace: Path | None = None
+              ) -> dict[str, Any]:
     port, bare_port = localserver.free_port(), localserver.free_port()
     base, bare = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{bare_port}"
     load = [round(os.getloadavg()[0], 2)]
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
-        proc = localserver.start(data, port, "--no-demo")
+        env = None if trace is None else {**os.environ,
+                                          "SVOYAK_TRACE_DIR": str(trace / str(phones))}
+        proc = localserver.start(data, port, "--no-demo", env=env)
         bare_proc = start_bare(bare_port)
         try:
             pin = json.loads((data / "settings.json").read_text())["pin"]
@@ -337,12 +340,15 @@ def main() -> int:
                     help="comma-separated counts of phones")
     ap.add_argument("--questions", type=int, default=40, help="measured questions per count")
     ap.add_argument("--procs", type=int, default=4, help="client processes")
+    ap.add_argument("--trace", type=Path, default=None,
+                    help="profile the real server's notifier into DIR/<phones>/ "
+                    "(webui/tracing.py; its figures are then not comparable)")
     args = ap.parse_args()
     counts = [int(x) for x in args.phones.split(",") if x.strip()]
     result: dict[str, Any] = {"bench": "fanout", "questions": args.questions,
                               "client_processes": args.procs, "cpus": os.cpu_count()}
     for n in counts:
-        r = run_count(n, args.questions, args.procs)
+        r = run_count(n, args.questions, args.procs, args.trace)
         result[str(n)] = r
         print(f"{n:>4} phones: {r['connected']}/{r['clients']} connected, served "
               f"{r['served']}; p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms; floor p99 "

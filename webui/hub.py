@@ -28,7 +28,7 @@ from socketio.packet import Packet
 
 from appliance.rules.protocol import Command, Refused
 from appliance.runtime.loop import END_GAME_ACTION
-from webui import inbound
+from webui import inbound, tracing
 from webui.admission import is_loopback
 from webui.inbound import MALFORMED_EVENT, refusal
 from webui.ratelimit import MAX_ADDRESSES, Meter
@@ -296,7 +296,9 @@ class Hub:
         self.on_storm: Callable[[str], None] | None = None  # a stranger's address stormed
         self._lobby_pending = False
         self._register()
-        loop.subscribe(self._on_update)
+        self.trace = tracing.from_environment()  # the fan-out bench's profile, else None
+        loop.subscribe(self._on_update if self.trace is None
+                       else self.trace.wrap(self._on_update))
 
     # --- what each role sees -------------------------------------------------------------
 
@@ -343,12 +345,16 @@ class Hub:
             rooms = {c.room: c for c in self.clients.values()}
         if not rooms:
             return
+        clock = time.perf_counter
+        started = clock()
         try:
             frame = Frame(self, snapshot, game)
         except Exception:
             log.exception("frame for game %s failed", game)
             return
+        build = clock() - started
         for room, client in rooms.items():
+            t = clock()
             try:
                 data = frame.payload(client)
             except Exception:  # one room's problem must not keep the others in the dark
@@ -358,11 +364,19 @@ class Hub:
                 data["cues"] = cues
             if events is not None and client.role == "host":
                 data["events"] = events  # only the host sees event payloads
+            build += clock() - t
             self.sio.emit("view", data, to=room)
+        if self.trace is not None:
+            total = clock() - started
+            self.trace.note({"rooms": len(rooms), "build_ms": round(build * 1e3, 3),
+                             "emit_ms": round((total - build) * 1e3, 3)})
 
     def _on_update(self, update: Any) -> None:
         """Loop subscriber (notifier thread): derive sound cues, then fan out."""
         rules, state = update.rules, update.state
+        if self.trace is not None and update.command is not None:
+            self.trace.note({"command": update.command.type, "lag_ms": round(
+                (self.loop.now(update.game) - update.command.t_ns) / 1e6, 3)})
         if update.game != self.loop.current:
             return
         if not update.events and not update.finished and update.command is None:
