@@ -59,5 +59,5 @@ def test_tv_game_in_the_loop_and_after_a_cut(tmp_path):
         loop = GameLoop(store, FakeClock(10 * MS))
         assert loop.resume() == [g]
         rules, state = loop.snapshot(g)
-        assert state == before and state.prev == before.prev
+        assert state == before and state.earlier == before.earlier
         assert [a.type for a in rules.legal_actions(state)][0] == "judge"

@@ -19,6 +19,7 @@ from appliance.rules.battle.state import (
     others_may_queue,
 )
 from appliance.rules.protocol import Action
+from appliance.rules.undo import can_undo
 
 
 def _choice(value: Any, ru: str, en: str) -> dict[str, Any]:
@@ -81,7 +82,7 @@ def legal_actions(state: Battle) -> list[Action]:
         acts.append(Action("hand_over", f"{late['ru']} — передать ответ",
                            f"{late['en']} — hand the answer over", key="h",
                            args={"player": _player_choices(state, [late["player"]])}))
-    if state.history:
+    if can_undo(state):
         acts.append(Action("undo", "Отменить последнее решение", "Undo the last decision",
                            key="u", confirm=True))
     if q is not None and q.closed not in ("removed", "replaced"):

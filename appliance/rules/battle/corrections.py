@@ -8,12 +8,13 @@ from appliance.rules import arbiter, kit
 from appliance.rules.battle import checks as ck
 from appliance.rules.battle.state import SCORE_LIMIT, Battle, QuestionSpec, late_press
 from appliance.rules.protocol import Command, Event
+from appliance.rules.undo import can_undo
 
 
 def undo(state: Battle, cmd: Command) -> list[Event]:
-    if not state.history:
+    if not can_undo(state):
         raise kit.nothing_to_undo()
-    return [Event("undone", cmd.t_ns, {"phase": state.history[-1].phase})]
+    return [Event("undone", cmd.t_ns, {"phase": state.earlier[-1].phase})]
 
 
 def hand_over(state: Battle, cmd: Command) -> list[Event]:

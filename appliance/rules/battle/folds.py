@@ -1,6 +1,8 @@
 """Folding the battle's events into its state: one pure function per event type. Never
-refuses: an event is a fact already decided. Undoable decisions keep the state before them
-in `Battle.history` (`_remember`); ``undone`` restores it."""
+refuses: an event is a fact already decided. Undo is the kit's (`appliance.rules.undo`):
+`game.evolve` remembers the state before each of `game.UNDO_POINTS` and restores it on
+``undone``; `_ev_undone` only gives a restored question whose window had run out a fresh one.
+"""
 
 from __future__ import annotations
 
@@ -22,16 +24,11 @@ from appliance.rules.battle.state import (
 )
 from appliance.rules.protocol import Event
 from appliance.rules.records import replace
-from appliance.rules.seq import EMPTY
 
 
 def _with_current(state: Battle, **changes: Any) -> Battle:
     return replace(state, played=state.played.set_last(replace(state.played[-1], **changes)))
 
-
-def _remember(state: Battle) -> Battle:
-    """Keep the state before an undoable decision."""
-    return replace(state, history=state.history.append(replace(state, history=EMPTY)))
 
 def _ev_announced(state: Battle, e: Event) -> Battle:
     race = arbiter.new_race(state.seats, state.settings.arbiter, frozenset(e.data["players"]),
@@ -69,7 +66,6 @@ def _ev_signal_reset(state: Battle, e: Event) -> Battle:
 
 
 def _ev_judged(state: Battle, e: Event) -> Battle:
-    state = _remember(state)
     j = Judgement(len(state.played) - 1, e.data["player"], e.data["verdict"], e.data["value"],
                   e.t_ns)
     return replace(state, judgements=state.judgements.append(j))
@@ -88,8 +84,6 @@ def _ev_rearmed(state: Battle, e: Event) -> Battle:
 
 
 def _ev_question_closed(state: Battle, e: Event) -> Battle:
-    if e.data["reason"] == "no_press":
-        state = _remember(state)
     q = state.played[-1]
     return replace(_with_current(state, race=arbiter.close(q.race), closed=e.data["reason"],
                                  window_from_ns=None, mandatory=False), phase=CLOSED)
@@ -117,7 +111,7 @@ def _ev_battle_finished(state: Battle, e: Event) -> Battle:
 
 
 def _ev_undone(state: Battle, e: Event) -> Battle:
-    restored = replace(state.history[-1], history=state.history.without_last())
+    restored = state  # already restored by `undo.evolve`
     q = restored.current
     if (restored.phase == OPEN and q is not None and q.window_from_ns is not None
             and q.window_from_ns + restored.settings.window_ns <= e.t_ns):
@@ -127,12 +121,10 @@ def _ev_undone(state: Battle, e: Event) -> Battle:
 
 
 def _ev_handed_over(state: Battle, e: Event) -> Battle:
-    state = _remember(state)
     return _with_current(state, race=arbiter.hand_over(state.played[-1].race, e.data["player"]))
 
 
 def _ev_rejudged(state: Battle, e: Event) -> Battle:
-    state = _remember(state)
     ref = e.data["ref"]
     j = replace(state.judgements[ref], verdict=e.data["verdict"])
     return replace(state, judgements=state.judgements.set(ref, j))
@@ -146,14 +138,14 @@ def _voided(state: Battle, refs: list[int]) -> Battle:
 
 
 def _ev_question_removed(state: Battle, e: Event) -> Battle:
-    state = _voided(_remember(state), e.data["refs"])
+    state = _voided(state, e.data["refs"])
     q = state.played[-1]
     return replace(_with_current(state, race=arbiter.close(q.race), closed="removed",
                                  window_from_ns=None, mandatory=False), phase=CLOSED)
 
 
 def _ev_question_replaced(state: Battle, e: Event) -> Battle:
-    state = _voided(_remember(state), e.data["refs"])
+    state = _voided(state, e.data["refs"])
     q = state.played[-1]
     state = _with_current(state, race=arbiter.close(q.race), closed="replaced",
                           window_from_ns=None, mandatory=False)
@@ -167,7 +159,6 @@ def _ev_question_replaced(state: Battle, e: Event) -> Battle:
 
 
 def _ev_score_set(state: Battle, e: Event) -> Battle:
-    state = _remember(state)
     return replace(state, corrections=state.corrections.append(
         (e.data["player"], e.data["delta"])))
 

@@ -21,8 +21,8 @@ A pure engine (see `appliance.rules.protocol`). The course of one question:
 Scores are derived, never stored: the sum of the judged values plus the host's corrections
 (``set_score`` records the difference), so "a score is the sum of its judged values" holds by
 construction. ``undo`` restores the state before the last decision (a judgement, a question
-closed by the window, a rejudgement or a score correction): each such event keeps the state
-before it in `Battle.history`.
+closed by the window, a rejudgement or a score correction; `UNDO_POINTS`): the kit's
+one mechanism (`appliance.rules.undo`) keeps the state before each in `Battle.earlier`.
 
 A deadline that has passed when any command arrives is handled first (as if the loop's
 ``timeout`` had come in time), so a script without ``timeout`` lines plays the same game.
@@ -30,7 +30,7 @@ A deadline that has passed when any command arrives is handled first (as if the 
 
 from __future__ import annotations
 
-from appliance.rules import kit
+from appliance.rules import kit, undo
 from appliance.rules.battle.actions import legal_actions
 from appliance.rules.battle.commands import HANDLERS
 from appliance.rules.battle.deadlines import next_deadline, on_deadline
@@ -62,6 +62,15 @@ from appliance.rules.battle.summary import summary
 from appliance.rules.battle.views import view
 from appliance.rules.protocol import Command, Event
 
+UNDO_POINTS = undo.Points(
+    events=frozenset({"judged", "handed_over", "rejudged", "score_set", "question_removed",
+                      "question_replaced"}),
+    reasons={"question_closed": frozenset({"no_press"})})
+"""What the sport regulation lets a host take back: a judgement (with whatever it started),
+an answer handed over, a rejudgement, a score correction, a question removed or replaced,
+and a question closed by its window running out. An ``announce`` or a ``next`` is undone
+with the decision before it."""
+
 
 def _catch_up(state: Battle, now: int) -> tuple[Battle, list[Event]]:
     """Events of every deadline that has passed by `now`, in order."""
@@ -82,12 +91,11 @@ def decide(state: Battle, cmd: Command) -> list[Event]:
 
 
 def evolve(state: Battle, event: Event) -> Battle:
-    fn = EVOLVERS.get(event.type)
-    return state if fn is None else fn(state, event)
+    return undo.evolve(state, event, UNDO_POINTS, EVOLVERS)
 
 
 __all__ = ["ANSWERING", "CLOSED", "FINISHED", "NAME", "OPEN", "QUESTIONS_PER_THEME", "READY",
-           "SETUP_SPEC", "STAGE_THEMES", "TIE", "VALUES", "Battle",
+           "SETUP_SPEC", "STAGE_THEMES", "TIE", "UNDO_POINTS", "VALUES", "Battle",
            "BattleSettings", "QuestionSpec", "ThemeSpec", "decide", "evolve", "initial",
            "legal_actions", "load_package", "next_deadline", "package_themes", "summary",
            "theme_spec", "view"]

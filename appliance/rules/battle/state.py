@@ -149,7 +149,7 @@ class Battle:
     judgements: Seq[Judgement] = EMPTY
     corrections: Seq[tuple[int, int]] = EMPTY  # (player, points added by the host)
     winner: int | None = None
-    history: Seq[Battle] = EMPTY  # states before each undoable decision (history empty)
+    earlier: Seq[Battle] = field(default=EMPTY, compare=False, repr=False)  # the undo chain
     # Flawed questions replaced: (theme, number) -> the replacement read instead; and the
     # extra-pool questions (pool theme, number) used up as replacements.
     replacements: tuple[tuple[tuple[int, int], QuestionSpec], ...] = ()

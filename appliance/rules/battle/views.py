@@ -20,6 +20,7 @@ from appliance.rules.battle.state import (
     ranking,
 )
 from appliance.rules.protocol import Refused
+from appliance.rules.undo import can_undo
 
 
 def _theme_json(state: Battle, index: int) -> dict[str, Any]:
@@ -108,7 +109,7 @@ def view(state: Battle, role: str) -> dict[str, Any]:
                             "player": j.player, "verdict": j.verdict, "points": j.points}
                            for i, j in enumerate(state.judgements)],
             "corrections": [{"player": p, "points": d} for p, d in state.corrections],
-            "can_undo": bool(state.history),
+            "can_undo": can_undo(state),
             "settings": state.settings.to_json(),
         })
         return out

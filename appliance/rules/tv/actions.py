@@ -13,6 +13,7 @@ from appliance.rules.tv import final as fin
 from appliance.rules.tv.board import cat_price_choices, playable
 from appliance.rules.tv.corrections import flawed
 from appliance.rules.tv.state import Phase, Stage, State, late_press
+from appliance.rules.undo import can_undo
 
 VERDICT = kit.verdict_choices()
 
@@ -65,7 +66,7 @@ def legal_actions(state: State) -> list[Action]:
 
 
 def _undo(state: State) -> list[Action]:
-    if state.prev is None:
+    if not can_undo(state):
         return []
     return [Action("undo", "Отменить", "Undo", key="z")]
 

@@ -13,6 +13,7 @@ from appliance.rules.tv import checks as ck
 from appliance.rules.tv import final as fin
 from appliance.rules.tv.board import playable
 from appliance.rules.tv.state import QUESTION_PHASES, Phase, Play, Stage, State, late_press
+from appliance.rules.undo import can_undo
 
 
 def set_chooser(state: State, cmd: Command) -> list[Event]:
@@ -91,7 +92,7 @@ def replace_question(state: State, cmd: Command) -> list[Event]:
 
 
 def undo(state: State, cmd: Command) -> list[Event]:
-    if state.prev is None:
+    if not can_undo(state):
         raise kit.nothing_to_undo()
     return [ck.event("undone", cmd)]
 

@@ -5,17 +5,16 @@ the rules imply (the round ends when the board is empty, a player who cannot out
 a tie after the final starts a shootout...), so the log always holds every fact. `evolve`
 folds one event and never refuses. The protocol is documented in docs/protocol-tv.md.
 
-Undo: the first event of each host decision carries ``"step": true``; folding it keeps the
-state before it in `State.prev`, and an ``undone`` event returns to that state. The chain
-is rebuilt by replaying the log, so undo survives a restart.
+Undo (`appliance.rules.undo`, the kit's one mechanism): the TV rules let the host take back
+any decision of theirs, so every host command is an undo point (`UNDO_POINTS`); its first
+event carries ``"step": true`` and folding it keeps the state before the whole decision in
+`State.earlier`.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from appliance.packages.model import Kind
-from appliance.rules import kit
+from appliance.rules import kit, undo
 from appliance.rules.protocol import Command, Event
 from appliance.rules.tv import auction as auc
 from appliance.rules.tv import final as fin
@@ -33,7 +32,9 @@ NAME = "tv"
 __all__ = ["NAME", "SETUP_SPEC", "decide", "evolve", "initial", "legal_actions", "next_deadline",
            "summary", "view"]
 
-NOT_UNDOABLE = frozenset({"press", "timeout", "undo"})
+UNDO_POINTS = undo.Points(commands=frozenset(HANDLERS) - {"press", "timeout", undo.UNDO})
+"""Every host decision may be taken back, with its automatic follow-ups: all commands but a
+player's press, the loop's timeout and undo itself."""
 
 
 # -------------------------------------------------------------------------- decide ----
@@ -46,8 +47,7 @@ def decide(state: State, command: Command) -> list[Event]:
     events = handler(state, command)
     if not events:
         return []
-    if command.type not in NOT_UNDOABLE:
-        events[0] = Event(events[0].type, events[0].t_ns, {**events[0].data, "step": True})
+    events = UNDO_POINTS.mark(command, events)
     s = state
     for e in events:
         s = evolve(s, e)
@@ -114,11 +114,5 @@ def _after_round(s: State, t: int) -> Event:
 
 # -------------------------------------------------------------------------- evolve ----
 def evolve(state: State, event: Event) -> State:
-    if event.type == "undone":
-        return state.prev if state.prev is not None else state
-    fold = EVOLVERS.get(event.type)
-    new = fold(state, event) if fold else state
-    if event.data.get("step"):
-        new = replace(new, prev=state)
-    return new
+    return undo.evolve(state, event, UNDO_POINTS, EVOLVERS)
 

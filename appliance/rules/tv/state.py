@@ -8,6 +8,7 @@ from typing import Any
 from appliance.packages.model import Package, Question
 from appliance.rules import arbiter, kit
 from appliance.rules.arbiter import Race
+from appliance.rules.seq import EMPTY, Seq
 from appliance.rules.tv.auction import Auction
 from appliance.rules.tv.board import Board, CellId, playable
 from appliance.rules.tv.presets import Settings
@@ -188,7 +189,7 @@ class State:
     asked: int = 0  # questions asked with buttons (rotates the arbiter's tie-break)
     winners: tuple[int, ...] = ()
     ended_by_host: bool = False
-    prev: State | None = field(default=None, compare=False, repr=False)
+    earlier: Seq[State] = field(default=EMPTY, compare=False, repr=False)  # the undo chain
 
     @property
     def seats(self) -> int:

@@ -17,6 +17,7 @@ from appliance.rules.tv.board import answer_of, cat_price_choices
 from appliance.rules.tv.final import remover
 from appliance.rules.tv.state import Mode, Phase, Play, Stage, State, late_press
 from appliance.rules.tv.summary import stats
+from appliance.rules.undo import can_undo
 
 HEARD = (str(Kind.CAT), str(Kind.AUCTION))
 TEXT_PHASES = (Phase.READING, Phase.BUTTONS, Phase.ANSWERING, Phase.AFTER_WRONG,
@@ -54,7 +55,7 @@ def view(state: State, role: str) -> dict[str, Any]:
         out["late_press"] = late_press(state)
     if host:
         out["settings"] = state.settings.to_json()
-        out["can_undo"] = state.prev is not None
+        out["can_undo"] = can_undo(state)
         out["package"] = state.package.name
     if seat is not None:
         out["seat"] = seat
