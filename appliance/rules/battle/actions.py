@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from appliance.rules import kit
+from appliance.rules import kit, undo
 from appliance.rules.battle.state import (
     ANSWERING,
     CLOSED,
@@ -19,7 +19,6 @@ from appliance.rules.battle.state import (
     others_may_queue,
 )
 from appliance.rules.protocol import Action
-from appliance.rules.undo import can_undo
 
 
 def _choice(value: Any, ru: str, en: str) -> dict[str, Any]:
@@ -82,9 +81,7 @@ def legal_actions(state: Battle) -> list[Action]:
         acts.append(Action("hand_over", f"{late['ru']} — передать ответ",
                            f"{late['en']} — hand the answer over", key="h",
                            args={"player": _player_choices(state, [late["player"]])}))
-    if can_undo(state):
-        acts.append(Action("undo", "Отменить последнее решение", "Undo the last decision",
-                           key="u", confirm=True))
+    acts += undo.actions(state)
     if q is not None and q.closed not in ("removed", "replaced"):
         acts.append(Action("remove_question", "Снять вопрос (ошибка в вопросе)",
                            "Remove the question (it is flawed)", confirm=True))

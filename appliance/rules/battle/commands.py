@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from appliance.rules import arbiter, kit
+from appliance.rules import arbiter, kit, undo
 from appliance.rules.battle import checks as ck
 from appliance.rules.battle import corrections
 from appliance.rules.battle.setup import theme_spec
@@ -161,7 +161,7 @@ HANDLERS = {
     "judge": _judge,
     "next": _next,
     "add_theme": _add_theme,
-    "undo": corrections.undo,
+    "undo": undo.decide,
     "rejudge": corrections.rejudge,
     "set_score": corrections.set_score,
     "remove_question": corrections.remove_question,

@@ -1,4 +1,4 @@
-"""The battle's host corrections: undo, an answer handed over to an earlier press, a flawed
+"""The battle's host corrections: an answer handed over to an earlier press, a flawed
 question removed or replaced, a judgement replaced, a score set. Like `commands`: validate,
 return events."""
 
@@ -8,13 +8,6 @@ from appliance.rules import arbiter, kit
 from appliance.rules.battle import checks as ck
 from appliance.rules.battle.state import SCORE_LIMIT, Battle, QuestionSpec, late_press
 from appliance.rules.protocol import Command, Event
-from appliance.rules.undo import can_undo
-
-
-def undo(state: Battle, cmd: Command) -> list[Event]:
-    if not can_undo(state):
-        raise kit.nothing_to_undo()
-    return [Event("undone", cmd.t_ns, {"phase": state.earlier[-1].phase})]
 
 
 def hand_over(state: Battle, cmd: Command) -> list[Event]:

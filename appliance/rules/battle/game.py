@@ -66,10 +66,11 @@ UNDO_POINTS = undo.Points(
     events=frozenset({"judged", "handed_over", "rejudged", "score_set", "question_removed",
                       "question_replaced"}),
     reasons={"question_closed": frozenset({"no_press"})})
-"""What the sport regulation lets a host take back: a judgement (with whatever it started),
-an answer handed over, a rejudgement, a score correction, a question removed or replaced,
-and a question closed by its window running out. An ``announce`` or a ``next`` is undone
-with the decision before it."""
+"""What a sport host may take back (the regulation says nothing of undo: the box's decision,
+kept to the decisions that change a score or end a question): a judgement (with whatever it
+started), an answer handed over, a rejudgement, a score correction, a question removed or
+replaced, and a question closed by its window running out. An ``announce`` or a ``next`` is
+undone with the decision before it."""
 
 
 def _catch_up(state: Battle, now: int) -> tuple[Battle, list[Event]]:

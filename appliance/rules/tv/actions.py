@@ -6,14 +6,13 @@ from __future__ import annotations
 from itertools import permutations
 from typing import Any
 
-from appliance.rules import kit
+from appliance.rules import kit, undo
 from appliance.rules.protocol import Action
 from appliance.rules.tv import auction as auc
 from appliance.rules.tv import final as fin
 from appliance.rules.tv.board import cat_price_choices, playable
 from appliance.rules.tv.corrections import flawed
 from appliance.rules.tv.state import Phase, Stage, State, late_press
-from appliance.rules.undo import can_undo
 
 VERDICT = kit.verdict_choices()
 
@@ -37,9 +36,9 @@ def _int(low: int, high: int, step: int = 1) -> dict[str, Any]:
 
 def legal_actions(state: State) -> list[Action]:
     if state.stage == Stage.OVER:
-        return _undo(state)
+        return undo.actions(state)
     acts = _phase_actions(state)
-    acts += _undo(state)
+    acts += undo.actions(state)
     acts.append(Action("set_score", "Исправить счёт", "Set a score",
                        args={"player": _players(state, range(state.seats)),
                              "score": {"type": "int", "min": -kit.SCORE_LIMIT,
@@ -63,12 +62,6 @@ def legal_actions(state: State) -> list[Action]:
                            args={"player": _players(state, others)}))
     acts.append(Action("finish", "Подвести итоги сейчас", "Finish play now", confirm=True))
     return acts
-
-
-def _undo(state: State) -> list[Action]:
-    if not can_undo(state):
-        return []
-    return [Action("undo", "Отменить", "Undo", key="z")]
 
 
 def _phase_actions(state: State) -> list[Action]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from appliance.packages.model import Kind
-from appliance.rules import arbiter, kit
+from appliance.rules import arbiter, kit, undo
 from appliance.rules.protocol import Command, Event, Refused
 from appliance.rules.tv import auction as auc
 from appliance.rules.tv import checks as ck
@@ -26,7 +26,6 @@ from appliance.rules.tv.corrections import (
     replace_question,
     set_chooser,
     set_score,
-    undo,
 )
 from appliance.rules.tv.deadlines import answer_deadline, press_deadline
 from appliance.rules.tv.state import (
@@ -315,6 +314,6 @@ HANDLERS = {
     "bid_order": _bid_order, "remove_question": remove_question,
     "replace_question": replace_question, "bet": _bet,
     "write": _write, "pick_remover": _pick_remover, "remove_theme": _remove_theme,
-    "shootout_theme": _shootout_theme, "undo": undo, "set_score": set_score,
+    "shootout_theme": _shootout_theme, "undo": undo.decide, "set_score": set_score,
     "rejudge": rejudge, "finish": finish, "hand_over": hand_over,
 }

@@ -1,5 +1,5 @@
 """The TV game's host corrections: the chooser changed, a played cell reopened, a flawed
-question removed or replaced, undo, a score set, a judgement replaced, play stopped, an
+question removed or replaced, a score set, a judgement replaced, play stopped, an
 answer handed over to an earlier press. Like `commands`: validate, return events."""
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from appliance.rules.tv import checks as ck
 from appliance.rules.tv import final as fin
 from appliance.rules.tv.board import playable
 from appliance.rules.tv.state import QUESTION_PHASES, Phase, Play, Stage, State, late_press
-from appliance.rules.undo import can_undo
 
 
 def set_chooser(state: State, cmd: Command) -> list[Event]:
@@ -89,12 +88,6 @@ def replace_question(state: State, cmd: Command) -> list[Event]:
     if cell.kind == Kind.AUCTION:
         data["bids_logged"] = True
     return events + [Event("chosen", cmd.t_ns, data)]
-
-
-def undo(state: State, cmd: Command) -> list[Event]:
-    if not can_undo(state):
-        raise kit.nothing_to_undo()
-    return [ck.event("undone", cmd)]
 
 
 def set_score(state: State, cmd: Command) -> list[Event]:

@@ -5,9 +5,10 @@ the rules imply (the round ends when the board is empty, a player who cannot out
 a tie after the final starts a shootout...), so the log always holds every fact. `evolve`
 folds one event and never refuses. The protocol is documented in docs/protocol-tv.md.
 
-Undo (`appliance.rules.undo`, the kit's one mechanism): the TV rules let the host take back
-any decision of theirs, so every host command is an undo point (`UNDO_POINTS`); its first
-event carries ``"step": true`` and folding it keeps the state before the whole decision in
+Undo (`appliance.rules.undo`, the kit's one mechanism): in the TV format the host may take
+back any decision of theirs (the rules texts say nothing of undo: the box's decision), so
+every host command is an undo point (`UNDO_POINTS`); its first event carries
+``"step": true`` and folding it keeps the state before the whole decision in
 `State.earlier`.
 """
 
@@ -42,7 +43,7 @@ def decide(state: State, command: Command) -> list[Event]:
     handler = HANDLERS.get(command.type)
     if handler is None:
         raise kit.unknown_command(command.type)
-    if state.stage == Stage.OVER and command.type not in ("undo", "press", "timeout"):
+    if state.stage == Stage.OVER and command.type not in (undo.UNDO, "press", "timeout"):
         raise kit.game_over()
     events = handler(state, command)
     if not events:
