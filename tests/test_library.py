@@ -139,7 +139,7 @@ def test_failure_while_streaming_media_writes_nothing(tmp_path):
     before = files_under(tmp_path / "data")
     bad = tmp_path / "bad.siq"
     _siq_with_two_images(bad, corrupt_second=True)
-    with pytest.raises(PackageError, match=r"bad\.siq: entry 'Images/b\.png'"):
+    with pytest.raises(PackageError, match=r"bad\.siq: entry «Images/b\.png»"):
         lib.import_file(bad)
     assert [p.id for p in lib.list()] == [good]
     assert rows(lib, "media") == rows(lib, "package_media") == 0

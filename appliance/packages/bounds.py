@@ -20,35 +20,47 @@ MAX_CAT_VALUES = 100
 
 
 def check(package: Package, where: str) -> None:
-    """Raise PackageError naming the first place beyond the bounds."""
+    """Raise PackageError (code "out_of_bounds") naming the first place beyond the bounds."""
+
+    def refuse(ru: str, en: str) -> PackageError:
+        return PackageError(f"{where}: {ru}", f"{where}: {en}", "out_of_bounds")
+
     if len(package.rounds) > MAX_ROUNDS:
-        raise PackageError(f"{where}: {len(package.rounds)} rounds, more than {MAX_ROUNDS}")
+        raise refuse(f"раундов: {len(package.rounds)}, больше {MAX_ROUNDS}",
+                     f"{len(package.rounds)} rounds, more than {MAX_ROUNDS}")
     for r in package.rounds:
         if len(r.themes) > MAX_THEMES:
-            raise PackageError(f"{where}: round «{r.name}» has {len(r.themes)} themes, "
-                               f"more than {MAX_THEMES}")
+            raise refuse(f"в раунде «{r.name}» тем: {len(r.themes)}, больше {MAX_THEMES}",
+                         f"round «{r.name}» has {len(r.themes)} themes, more than {MAX_THEMES}")
         for t in r.themes:
-            place = f"{where}: round «{r.name}», theme «{t.name}»"
+            ru = f"раунд «{r.name}», тема «{t.name}»"
+            en = f"round «{r.name}», theme «{t.name}»"
             if len(t.questions) > MAX_QUESTIONS:
-                raise PackageError(f"{place} has {len(t.questions)} questions, more than "
-                                   f"{MAX_QUESTIONS}")
+                raise refuse(f"{ru}: вопросов: {len(t.questions)}, больше {MAX_QUESTIONS}",
+                             f"{en} has {len(t.questions)} questions, more than "
+                             f"{MAX_QUESTIONS}")
             for q in t.questions:
                 prices = [q.price]
                 if q.cat is not None:
                     cp = q.cat.price
                     if len(cp.values) > MAX_CAT_VALUES:
-                        raise PackageError(f"{place}: a cat with {len(cp.values)} values, "
-                                           f"more than {MAX_CAT_VALUES}")
+                        raise refuse(f"{ru}: у кота в мешке вариантов цены: {len(cp.values)}, "
+                                     f"больше {MAX_CAT_VALUES}",
+                                     f"{en}: a cat with {len(cp.values)} values, more than "
+                                     f"{MAX_CAT_VALUES}")
                     prices += [*cp.values, cp.low, cp.high, cp.step]
                 for p in prices:
                     if not -MAX_PRICE <= p <= MAX_PRICE:
-                        raise PackageError(f"{place}: price {_short(p)} is beyond "
-                                           f"±{MAX_PRICE:,}".replace(",", " "))
+                        bound = f"±{MAX_PRICE:,}".replace(",", " ")
+                        raise refuse(f"{ru}: цена {_short(p, 'цифр')} вне пределов {bound}",
+                                     f"{en}: price {_short(p, 'digits')} is beyond {bound}")
                 if not 0 <= q.factor <= MAX_FACTOR:
-                    raise PackageError(f"{place}: factor {_short(q.factor)} is beyond "
-                                       f"0..{MAX_FACTOR}")
+                    raise refuse(f"{ru}: множитель {_short(q.factor, 'цифр')} вне пределов "
+                                 f"0..{MAX_FACTOR}",
+                                 f"{en}: factor {_short(q.factor, 'digits')} is beyond "
+                                 f"0..{MAX_FACTOR}")
 
 
-def _short(n: int) -> str:
+def _short(n: int, digits: str) -> str:
     s = str(n)
-    return s if len(s) <= 12 else f"{s[:6]}…({len(s)} digits)"
+    return s if len(s) <= 12 else f"{s[:6]}… ({digits}: {len(s)})"

@@ -1,7 +1,9 @@
 """`svoyak package …`: import, list, show, delete, inspect and export question packages.
 
 The CLI mirrors `appliance.packages.library`; every failure prints one clear line naming the
-file and the place, and exits non-zero.
+file and the place, and exits non-zero. The line is in the language of `--lang`, else of
+SVOYAK_LANG or the locale (LC_ALL, LC_MESSAGES, LANG: ru… or en…); with none of them (a
+C locale, a bare console) it is printed in Russian, then in English.
 """
 
 from __future__ import annotations
@@ -9,11 +11,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from typing import Any
 
 from appliance.packages import formats
 from appliance.packages.archive import Limits, PackageError
+from appliance.packages.errors import BilingualError
 from appliance.packages.library import Library, LibraryError, counts
 from appliance.packages.model import Package
 
@@ -55,6 +59,36 @@ def normalized(package: Package, **extra: Any) -> dict[str, Any]:
     }
 
 
+def language(args: argparse.Namespace, env: dict[str, str] | None = None) -> str | None:
+    """"ru", "en", or None (not said: print both)."""
+    env = dict(os.environ if env is None else env)
+    chosen = getattr(args, "lang", None) or env.get("SVOYAK_LANG", "")
+    if chosen in ("ru", "en"):
+        return chosen
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):  # the first one set decides, as in libc
+        value = env.get(var, "")
+        if value:
+            return "ru" if value.startswith("ru") else "en" if value.startswith("en") else None
+    return None
+
+
+def report(command: str, e: Exception, args: argparse.Namespace) -> None:
+    """One failure on stderr in the reader's language (both when it is not known)."""
+    if isinstance(e, BilingualError):
+        ru, en = e.message_ru, e.message_en
+    elif isinstance(e, OSError):  # writing an export
+        name = os.path.basename(str(e.filename or ""))
+        ru = f"{name}: не удаётся записать файл ({e.strerror or e.errno})"
+        en = f"{name}: cannot write the file ({e.strerror or e.errno})"
+    else:
+        ru = en = str(e)
+    lang = language(args)
+    lines = ([f"ошибка: {ru}"] if lang == "ru" else [f"error: {en}"] if lang == "en"
+             else [f"ошибка: {ru}", f"error: {en}"])
+    for line in lines:
+        print(f"svoyak package {command}: {line}", file=sys.stderr)
+
+
 def _limits(args: argparse.Namespace) -> Limits:
     base = Limits.from_env()
     changes: dict[str, Any] = {}
@@ -85,7 +119,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         try:
             package_id = lib.import_file(path)
         except (PackageError, LibraryError) as e:
-            print(f"svoyak package import: error: {e}", file=sys.stderr)
+            report("import", e, args)
             failed += 1
             continue
         info = lib.info(package_id)
@@ -119,7 +153,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         info = lib.info(args.id)
         package = lib.get(args.id)
     except LibraryError as e:
-        print(f"svoyak package show: error: {e}", file=sys.stderr)
+        report("show", e, args)
         return 1
     if args.json:
         _print_json(normalized(package, id=info.id, format=info.format, source=info.source,
@@ -146,7 +180,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
     try:
         Library(args.data).delete(args.id)
     except LibraryError as e:
-        print(f"svoyak package delete: error: {e}", file=sys.stderr)
+        report("delete", e, args)
         return 1
     print(f"deleted package {args.id}")
     return 0
@@ -158,7 +192,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             package = loaded.package
             fmt = loaded.format
     except PackageError as e:
-        print(f"svoyak package inspect: error: {e}", file=sys.stderr)
+        report("inspect", e, args)
         return 1
     if args.json:
         _print_json(normalized(package, format=fmt))
@@ -173,7 +207,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     try:
         out = Library(args.data).export(args.id, args.out)
     except (LibraryError, PackageError, OSError) as e:
-        print(f"svoyak package export: error: {e}", file=sys.stderr)
+        report("export", e, args)
         return 1
     print(f"exported package {args.id} to {out}")
     return 0
@@ -197,6 +231,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p = sub.add_parser(name, help=help_, description=help_)
         p.add_argument("--data", metavar="DIR",
                        help="data directory (default $SVOYAK_DATA or ./data)")
+        p.add_argument("--lang", choices=("ru", "en"),
+                       help="language of error messages (default: $SVOYAK_LANG, the "
+                       "locale, else both)")
         p.set_defaults(func=func)
         return p
 

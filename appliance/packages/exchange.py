@@ -47,8 +47,10 @@ def export(
             for digest in digests:
                 src = media_file(digest)
                 if src is None or not src.is_file():
-                    raise PackageError(f"media {digest} of «{package.name}» is missing "
-                                       "from the media store")
+                    raise PackageError(f"медиафайла {digest[:12]}… пакета «{package.name}» "
+                                       "нет в хранилище медиафайлов",
+                                       f"media {digest[:12]}… of «{package.name}» is missing "
+                                       "from the media store", "media_missing")
                 z.write(src, MEDIA_DIR + digest, compress_type=zipfile.ZIP_STORED)
                 manifest[digest] = media_type(digest) or "application/octet-stream"
             z.writestr(MEDIA_JSON, json.dumps(manifest, indent=1))
@@ -88,13 +90,38 @@ def _parse(data: bytes, where: str) -> Package:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise PackageError(f"{where}: not UTF-8 text (byte {e.start})") from e
+        raise PackageError(f"{where}: не текст в UTF-8 (байт {e.start}): сохраните файл в UTF-8",
+                           f"{where}: not UTF-8 text (byte {e.start}): save the file as UTF-8",
+                           "not_utf8") from e
     try:
-        return jsonform.loads(text)
+        data_ = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise PackageError(f"{where}: ошибка JSON в строке {e.lineno}, столбце {e.colno}",
+                           f"{where}: invalid JSON at line {e.lineno}, column {e.colno}",
+                           "bad_json") from e
+    except RecursionError as e:
+        raise PackageError(f"{where}: JSON вложен слишком глубоко",
+                           f"{where}: the JSON is nested too deep", "bad_json") from e
+    if not isinstance(data_, dict) or data_.get("format") != jsonform.FORMAT:
+        raise PackageError(f"{where}: это не пакет Svoyak (нет поля «format»: "
+                           f"«{jsonform.FORMAT}»)",
+                           f"{where}: not a Svoyak package (no «format»: "
+                           f"«{jsonform.FORMAT}» field)", "not_svoyak")
+    try:
+        return jsonform.from_dict(data_)
     except jsonform.PackageFormatError as e:
-        raise PackageError(f"{where}: {e}") from e
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise PackageError(f"{where}: not a package in the Svoyak JSON form ({e!r})") from e
+        # jsonform's own message (English) names the question; the Russian one says what.
+        raise PackageError(f"{where}: ошибка в пакете Svoyak (JSON): неверная цена или тип "
+                           "вопроса", f"{where}: {e}", "bad_package") from e
+    except KeyError as e:
+        field = str(e.args[0]) if e.args else "?"
+        raise PackageError(f"{where}: в пакете Svoyak (JSON) нет поля «{field}»",
+                           f"{where}: the Svoyak JSON package has no «{field}» field",
+                           "bad_package") from e
+    except (TypeError, ValueError, AttributeError, RecursionError) as e:
+        raise PackageError(f"{where}: пакет Svoyak (JSON) устроен неверно (поле неверного "
+                           "типа)", f"{where}: not a package in the Svoyak JSON form (a "
+                           "field of the wrong type)", "bad_package") from e
 
 
 def load_json(path: str | Path, limits: Limits | None = None) -> Loaded:
@@ -113,7 +140,9 @@ def load(path: str | Path, limits: Limits | None = None) -> Loaded:
     archive = SafeZip(path, limits)
     try:
         if not archive.has(PACKAGE_JSON):
-            raise PackageError(f"{path.name}: no {PACKAGE_JSON} in the archive")
+            raise PackageError(f"{path.name}: в архиве нет {PACKAGE_JSON} (и нет content.xml"
+                               "): это не пакет", f"{path.name}: no {PACKAGE_JSON} (nor "
+                               "content.xml) in the archive: not a package", "not_package")
         package = _parse(archive.read(PACKAGE_JSON), f"{path.name}: {PACKAGE_JSON}")
         manifest: dict[str, str] = {}
         if archive.has(MEDIA_JSON):
@@ -121,7 +150,9 @@ def load(path: str | Path, limits: Limits | None = None) -> Loaded:
                 raw = json.loads(archive.read(MEDIA_JSON).decode("utf-8"))
                 manifest = {str(k): str(v) for k, v in dict(raw).items()}
             except (ValueError, TypeError) as e:
-                raise PackageError(f"{path.name}: {MEDIA_JSON} is not valid ({e})") from e
+                raise PackageError(f"{path.name}: {MEDIA_JSON} повреждён",
+                                   f"{path.name}: {MEDIA_JSON} is not valid",
+                                   "bad_json") from e
         available = {
             n[len(MEDIA_DIR):]
             for n in archive.names

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from appliance.packages import exchange, siq, text
-from appliance.packages.archive import Limits, PackageError, SafeZip
+from appliance.packages.archive import Limits, SafeZip, unreadable
 from appliance.packages.loaded import Loaded
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
@@ -22,7 +22,7 @@ def load(path: str | os.PathLike[str], limits: Limits | None = None) -> Loaded:
         with path.open("rb") as f:
             head = f.read(4)
     except OSError as e:
-        raise PackageError(f"{path.name}: cannot read the file ({e.strerror})") from e
+        raise unreadable(path, e) from e
     suffix = path.suffix.lower()
     if head in ZIP_MAGIC or suffix in (".siq", ".zip"):
         with SafeZip(path, limits) as z:

@@ -30,6 +30,7 @@ import sqlite_utils
 
 from appliance.packages import bounds, exchange, formats, jsonform
 from appliance.packages.archive import Limits, PackageError
+from appliance.packages.errors import BilingualError
 from appliance.packages.loaded import Loaded
 from appliance.packages.media import MediaStore, is_hash
 from appliance.packages.model import Kind, Package
@@ -42,8 +43,17 @@ _INFO_COLUMNS = ("id, name, author, format, source, imported, rounds, themes, qu
                  "media_count, media_bytes, warnings")
 
 
-class LibraryError(Exception):
-    """A library operation failed (unknown package id, unreadable database)."""
+class LibraryError(BilingualError):
+    """A library operation failed (unknown package id, unreadable database); Russian and
+    English messages and a code, like `PackageError`."""
+
+    def __init__(self, message_ru: str, message_en: str, code: str = "library"):
+        super().__init__(message_ru, message_en, code)
+
+
+def no_package(package_id: int) -> LibraryError:
+    return LibraryError(f"в библиотеке нет пакета {package_id}",
+                        f"no package {package_id} in the library", "no_package")
 
 
 @dataclass(frozen=True)
@@ -96,7 +106,9 @@ class Library:
             conn = sqlite3.connect(self.db_path, isolation_level=None,
                                    timeout=BUSY_TIMEOUT_MS / 1000)
         except sqlite3.Error as e:
-            raise LibraryError(f"{self.db_path}: cannot open the database ({e})") from e
+            raise LibraryError(f"{self.db_path.name}: не удаётся открыть базу данных",
+                               f"{self.db_path.name}: cannot open the database",
+                               "database") from e
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if write:
@@ -105,7 +117,14 @@ class Library:
                 self._schema(conn)
             yield conn
         except sqlite3.DatabaseError as e:
-            raise LibraryError(f"{self.db_path}: {e}") from e
+            full = (getattr(e, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+                    or "disk full" in str(e).lower() or "disk is full" in str(e).lower())
+            raise LibraryError(
+                f"{self.db_path.name}: " + ("нет места на карте памяти: ничего не добавлено"
+                                            if full else "ошибка базы данных"),
+                f"{self.db_path.name}: " + ("disk full: nothing was added" if full
+                                            else f"database error ({e})"),
+                "disk_full" if full else "database") from e
         finally:
             conn.close()
 
@@ -154,8 +173,10 @@ class Library:
                 assert staged is not None  # staged whenever there is media
                 digest, size = self.media.write(staged, loaded.chunks(logical))
                 if loaded.format == "svoyak" and digest != logical:
-                    raise PackageError(f"{loaded.source.name}: media {logical} does not match "
-                                       "its content (the file is damaged)")
+                    raise PackageError(f"{loaded.source.name}: медиафайл {logical[:12]}… не "
+                                       "совпадает со своим содержимым (файл повреждён)",
+                                       f"{loaded.source.name}: media {logical[:12]}… does not "
+                                       "match its content (the file is damaged)", "damaged")
                 hashes[logical] = digest
                 mimes[digest] = loaded.mime.get(logical, "application/octet-stream")
                 sizes[digest] = size
@@ -226,7 +247,7 @@ class Library:
                 row = conn.execute(f"SELECT {_INFO_COLUMNS} FROM packages WHERE id = ?",
                                    (package_id,)).fetchone()
         if row is None:
-            raise LibraryError(f"no package {package_id} in the library")
+            raise no_package(package_id)
         return PackageInfo(**dict(row))
 
     def get(self, package_id: int) -> Package:
@@ -237,19 +258,19 @@ class Library:
                 row = conn.execute("SELECT body FROM packages WHERE id = ?",
                                    (package_id,)).fetchone()
         if row is None:
-            raise LibraryError(f"no package {package_id} in the library")
+            raise no_package(package_id)
         return jsonform.loads(row[0])
 
     def delete(self, package_id: int) -> None:
         """Remove a package and every media file no other package uses."""
         if not self._exists():
-            raise LibraryError(f"no package {package_id} in the library")
+            raise no_package(package_id)
         with self._connect(write=True) as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 if conn.execute("SELECT 1 FROM packages WHERE id = ?",
                                 (package_id,)).fetchone() is None:
-                    raise LibraryError(f"no package {package_id} in the library")
+                    raise no_package(package_id)
                 used = [r[0] for r in conn.execute(
                     "SELECT hash FROM package_media WHERE package = ?", (package_id,))]
                 conn.execute("DELETE FROM package_media WHERE package = ?", (package_id,))

@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from appliance.packages.archive import PackageError
+
 HASH_LENGTH = 64
 
 
@@ -40,7 +42,9 @@ class MediaStore:
     def path(self, digest: str) -> Path:
         """Where the file of this content hash lives (it may not exist)."""
         if not is_hash(digest):
-            raise ValueError(f"not a media hash: {digest!r}")
+            shown = "".join(c if c.isprintable() else "?" for c in digest[:80])
+            raise PackageError(f"«{shown}» — не хеш медиафайла", f"«{shown}» is not a media hash",
+                               "bad_media_hash")
         return self.root / digest[:2] / digest
 
     def exists(self, digest: str) -> bool:

@@ -24,6 +24,7 @@ import defusedxml
 import defusedxml.ElementTree as SafeET
 
 from appliance.packages.archive import Limits, PackageError, SafeZip
+from appliance.packages.errors import Place
 from appliance.packages.loaded import Loaded, guess_mime
 from appliance.packages.model import (
     Cat,
@@ -88,30 +89,56 @@ _COST = re.compile(r"^\[\s*(-?\d+)\s*;\s*(-?\d+)\s*\](?:\s*/\s*(\d+))?$")
 _DURATION = re.compile(r"^(\d+):(\d{2}):(\d{2})$")
 
 
+# Expat's messages (the English stays in the English message).
+_EXPAT_RU = {
+    "not well-formed (invalid token)": "недопустимый символ в XML",
+    "mismatched tag": "закрывающий тег XML не совпадает с открывающим",
+    "no element found": "XML пуст или обрывается",
+    "unclosed token": "незакрытый тег XML",
+    "junk after document element": "лишний текст после корневого элемента XML",
+    "undefined entity": "неизвестная сущность XML",
+    "syntax error": "синтаксическая ошибка XML",
+}
+
+
+def _printable(text: object) -> str:
+    """A name from the file, shown quoted: printable characters only, bounded."""
+    return "".join(c if c.isprintable() else "?" for c in str(text or ""))[:80]
+
+
 def parse_xml(data: bytes, where: str) -> ET.Element:
     """Parse untrusted XML safely; errors name `where` and the line and column."""
     try:
         root = SafeET.fromstring(data)
     except defusedxml.EntitiesForbidden as e:
+        name = _printable(e.name)
         if e.sysid or e.pubid:
             raise PackageError(
-                f"{where}: declares the external entity {e.name!r} ({e.sysid or e.pubid}); "
-                "external entities are refused"
-            ) from e
+                f"{where}: объявляет внешнюю сущность «{name}»; внешние сущности не "
+                "принимаются",
+                f"{where}: declares the external entity «{name}» "
+                f"({_printable(e.sysid or e.pubid)}); external entities are refused",
+                "unsafe_xml") from e
         raise PackageError(
-            f"{where}: declares the XML entity {e.name!r} (entity expansion is refused)"
-        ) from e
+            f"{where}: объявляет XML-сущность «{name}» (подстановка сущностей не принимается)",
+            f"{where}: declares the XML entity «{name}» (entity expansion is refused)",
+            "unsafe_xml") from e
     except defusedxml.ExternalReferenceForbidden as e:
+        ref = _printable(e.sysid or e.pubid)
         raise PackageError(
-            f"{where}: refers to an external resource {e.sysid or e.pubid!r} "
-            "(external entities are refused)"
-        ) from e
+            f"{where}: ссылается на внешний ресурс «{ref}» (внешние сущности не принимаются)",
+            f"{where}: refers to an external resource «{ref}» (external entities are refused)",
+            "unsafe_xml") from e
     except defusedxml.DefusedXmlException as e:
-        raise PackageError(f"{where}: refused unsafe XML ({e})") from e
+        raise PackageError(f"{where}: небезопасный XML не принимается",
+                           f"{where}: refused unsafe XML", "unsafe_xml") from e
     except ET.ParseError as e:
         line, col = e.position
         msg = str(e).split(":")[0]
-        raise PackageError(f"{where}: invalid XML at line {line}, column {col + 1}: {msg}") from e
+        what = _EXPAT_RU.get(msg, "ошибка XML")
+        raise PackageError(f"{where}: {what} в строке {line}, столбце {col + 1}",
+                           f"{where}: invalid XML at line {line}, column {col + 1}: {msg}",
+                           "bad_xml") from e
     for el in root.iter():
         if isinstance(el.tag, str) and "}" in el.tag:
             el.tag = el.tag.rsplit("}", 1)[1]
@@ -142,7 +169,7 @@ class _Ref:
 
     items: list[Item]
     item: Item
-    place: str
+    place: Place
 
 
 @dataclass
@@ -159,26 +186,29 @@ class _Reader:
         self.warnings: list[str] = []
         self.refs: list[_Ref] = []
 
-    def warn(self, place: str, message: str) -> None:
-        self.warnings.append(f"{place}: {message}")
+    def warn(self, place: Place | str, message: str) -> None:
+        self.warnings.append(f"{place}: {message}")  # warnings are English for now
 
-    def fail(self, place: str, message: str) -> PackageError:
-        return PackageError(f"{self.where}: {place}: {message}")
+    def fail(self, place: Place, ru: str, en: str, code: str) -> PackageError:
+        return PackageError(f"{self.where}: {place.ru}: {ru}", f"{self.where}: {place.en}: {en}",
+                            code)
 
     # -- package, rounds, themes ---------------------------------------------------------
 
     def package(self, root: ET.Element) -> tuple[Package, int]:
         if root.tag != "package":
+            tag = str(root.tag)[:40]
             raise PackageError(
-                f"{self.where}: the root element is <{root.tag}>, not <package>: "
-                "not a SIGame package"
-            )
+                f"{self.where}: корневой элемент — <{tag}>, а не <package>: это не пакет SIGame",
+                f"{self.where}: the root element is <{tag}>, not <package>: "
+                "not a SIGame package", "not_siq")
         version = self._version(root)
         authors, _, comment = _info(root)
         language = (root.get("language") or "ru").split("-")[0].lower() or "ru"
         rounds_el = root.findall("rounds/round")
         if not rounds_el:
-            raise PackageError(f"{self.where}: the package has no rounds")
+            raise PackageError(f"{self.where}: в пакете нет раундов",
+                               f"{self.where}: the package has no rounds", "no_rounds")
         rounds = [self.round(r, i + 1) for i, r in enumerate(rounds_el)]
         pkg = Package(
             name=(root.get("name") or "").strip() or Path(self.where).stem,
@@ -199,33 +229,34 @@ class _Reader:
 
     def round(self, el: ET.Element, number: int) -> Round:
         name = (el.get("name") or "").strip() or str(number)
-        place = f"round {number} «{name}»"
+        place = Place(f"раунд {number} «{name}»", f"round {number} «{name}»")
         final = (el.get("type") or "").strip().lower() == "final"
         themes_el = el.findall("themes/theme")
         if not themes_el:
-            raise self.fail(place, "the round has no themes")
+            raise self.fail(place, "в раунде нет тем", "the round has no themes", "no_themes")
         pending: list[_PendingMinMax] = []
         themes = []
         for i, t in enumerate(themes_el):
-            theme = self.theme(t, f"{place}, theme {i + 1}", pending)
+            theme = self.theme(t, place.then(f"тема {i + 1}", f"theme {i + 1}"), pending)
             if theme.questions:
                 themes.append(theme)
             else:
                 self.warn(f"{place}, theme {i + 1} «{theme.name}»", "no questions; left out")
         if not themes:
-            raise self.fail(place, "the round has no themes with questions")
+            raise self.fail(place, "в раунде нет тем с вопросами",
+                            "the round has no themes with questions", "no_themes")
         rnd = Round(name=name, themes=themes, final=final)
         for p in pending:
             prices = [pr for pr in rnd.prices if pr > 0]
             p.price.values = sorted({min(prices), max(prices)}) if prices else [p.own_price]
         return rnd
 
-    def theme(self, el: ET.Element, place: str, pending: list[_PendingMinMax]) -> Theme:
+    def theme(self, el: ET.Element, place: Place, pending: list[_PendingMinMax]) -> Theme:
         name = (el.get("name") or "").strip()
-        place = f"{place} «{name}»"
+        place = place.plus(f" «{name}»")
         _, _, comment = _info(el)
         questions = [
-            self.question(q, f"{place}, question {i + 1}", name, pending)
+            self.question(q, place.then(f"вопрос {i + 1}", f"question {i + 1}"), name, pending)
             for i, q in enumerate(el.findall("questions/question"))
         ]
         return Theme(name=name, questions=questions, comment=comment)
@@ -233,16 +264,19 @@ class _Reader:
     # -- questions -----------------------------------------------------------------------
 
     def question(
-        self, el: ET.Element, place: str, theme: str, pending: list[_PendingMinMax]
+        self, el: ET.Element, place: Place, theme: str, pending: list[_PendingMinMax]
     ) -> Question:
         raw_price = el.get("price")
         if raw_price is None:
-            raise self.fail(place, "the question has no price")
+            raise self.fail(place, "у вопроса нет цены", "the question has no price",
+                            "no_price")
         try:
             price = int(raw_price.strip())
         except ValueError:
-            raise self.fail(place, f"price «{raw_price}» is not a number") from None
-        place = f"{place} ({price})"
+            shown = raw_price.strip()[:40]
+            raise self.fail(place, f"цена «{shown}» — не целое число",
+                            f"price «{shown}» is not a whole number", "bad_price") from None
+        place = place.plus(f" ({price})")
         _, sources, comment = _info(el)
         q = Question(price=price, comment=comment, sources=sources)
         q.right = [t for t in (_text(a) for a in el.iterfind("right/answer")) if t]
@@ -284,7 +318,7 @@ class _Reader:
         params: ET.Element | None,
         theme: str,
         price: int,
-        place: str,
+        place: Place,
         pending: list[_PendingMinMax],
     ) -> Cat:
         if type_name.startswith("secret"):  # version 5
@@ -310,7 +344,7 @@ class _Reader:
         )
 
     def _number_set(
-        self, el: ET.Element | None, price: int, place: str, pending: list[_PendingMinMax]
+        self, el: ET.Element | None, price: int, place: Place, pending: list[_PendingMinMax]
     ) -> CatPrice:
         if el is None:
             return CatPrice(values=[price])
@@ -324,7 +358,7 @@ class _Reader:
         return self._price_range(low, high, step, price, place, pending)
 
     def _cost(
-        self, raw: str, price: int, place: str, pending: list[_PendingMinMax]
+        self, raw: str, price: int, place: Place, pending: list[_PendingMinMax]
     ) -> CatPrice:
         raw = raw.strip()
         if not raw:
@@ -341,7 +375,7 @@ class _Reader:
         return self._price_range(value, value, 0, price, place, pending)
 
     def _price_range(
-        self, low: int, high: int, step: int, price: int, place: str,
+        self, low: int, high: int, step: int, price: int, place: Place,
         pending: list[_PendingMinMax],
     ) -> CatPrice:
         """SIGame's price sets: 0 = min or max of the round; low = high: fixed; step 0 or
@@ -362,7 +396,7 @@ class _Reader:
 
     # -- content -------------------------------------------------------------------------
 
-    def _v5_content(self, q: Question, params: ET.Element, place: str) -> None:
+    def _v5_content(self, q: Question, params: ET.Element, place: Place) -> None:
         for p in params.findall("param"):
             name = p.get("name", "")
             if name == "question":
@@ -376,7 +410,7 @@ class _Reader:
                                      or i.get("type") == "text")
                     q.content.append(Item(ItemType.TEXT, f"{label}. {words}".strip()))
 
-    def _items(self, target: list[Item], param: ET.Element, place: str) -> None:
+    def _items(self, target: list[Item], param: ET.Element, place: Place) -> None:
         if param.get("type", "content") != "content":
             return
         for el in param.findall("item"):
@@ -402,7 +436,7 @@ class _Reader:
                 self.warn(place, f"{kind.value} from an external link is not available "
                                  "offline; left out")
 
-    def _atoms(self, q: Question, scenario: ET.Element, place: str) -> None:
+    def _atoms(self, q: Question, scenario: ET.Element, place: Place) -> None:
         target = q.content
         for el in scenario.findall("atom"):
             raw_type = (el.get("type") or "").strip().lower()
@@ -503,7 +537,9 @@ def load(path: str | Path, limits: Limits | None = None) -> Loaded:
     try:
         entry = next((n for n in archive.names if n.lower() == "content.xml"), None)
         if entry is None:
-            raise PackageError(f"{path.name}: no content.xml in the archive: not a SIGame package")
+            raise PackageError(f"{path.name}: в архиве нет content.xml: это не пакет SIGame",
+                               f"{path.name}: no content.xml in the archive: not a SIGame "
+                               "package", "not_siq")
         package, version, reader = read_content(archive.read(entry), path.name)
         media, mime = _resolve(reader, archive.names)
         package.warnings = reader.warnings

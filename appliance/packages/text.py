@@ -119,8 +119,9 @@ class _Parser:
         self.in_answers = False
         self.target: list[str] | None = None  # where continuation lines go
 
-    def fail(self, line: int, message: str) -> PackageError:
-        return PackageError(f"{self.where}: line {line}: {message}")
+    def fail(self, line: int, ru: str, en: str) -> PackageError:
+        return PackageError(f"{self.where}: строка {line}: {ru}",
+                            f"{self.where}: line {line}: {en}", "bad_text")
 
     # -- lines ---------------------------------------------------------------------------
 
@@ -172,9 +173,11 @@ class _Parser:
         try:
             values = [int(p) for p in parts]
         except ValueError:
-            raise self.fail(n, f"values must be whole numbers, got «{text}»") from None
+            shown = text[:60]
+            raise self.fail(n, f"цены должны быть целыми числами, а не «{shown}»",
+                            f"values must be whole numbers, got «{shown}»") from None
         if not values:
-            raise self.fail(n, "no values given")
+            raise self.fail(n, "цены не указаны", "no values given")
         return values
 
     def _new_round(self, n: int, name: str, final: bool) -> None:
@@ -207,12 +210,14 @@ class _Parser:
 
     def _answers_block(self, n: int, num: str | None) -> None:
         if self.theme is None:
-            raise self.fail(n, "an answers block before any theme heading")
+            raise self.fail(n, "блок ответов раньше заголовка темы",
+                            "an answers block before any theme heading")
         if num and self.rounds:
             wanted = int(num)
             found = next((t for t in self.rounds[-1].themes if t.number == wanted), None)
             if found is None:
-                raise self.fail(n, f"answers for theme {wanted}, but there is no theme {wanted}")
+                raise self.fail(n, f"ответы к теме {wanted}, но темы {wanted} нет",
+                                f"answers for theme {wanted}, but there is no theme {wanted}")
             self.theme = found
         self.in_answers = True
         self.question = None
@@ -221,8 +226,10 @@ class _Parser:
 
     def _numbered(self, n: int, number: int, text: str) -> None:
         if self.theme is None:
-            raise self.fail(n, f"question {number} before any theme heading "
-                               "(expected a line like «Тема 1. НАЗВАНИЕ»)")
+            raise self.fail(n, f"вопрос {number} раньше заголовка темы (нужна строка вида "
+                               "«Тема 1. НАЗВАНИЕ»)",
+                            f"question {number} before any theme heading "
+                            "(expected a line like «Тема 1. НАЗВАНИЕ»)")
         if self.in_answers:
             answer = _Answer(line=n, number=number)
             self._fill(answer, text)
@@ -232,8 +239,10 @@ class _Parser:
             return
         for q in self.theme.questions:
             if q.number == number:
-                raise self.fail(n, f"question {number} appears twice in theme «{self.theme.name}» "
-                                   f"(first at line {q.line})")
+                raise self.fail(n, f"вопрос {number} дважды в теме «{self.theme.name}» "
+                                   f"(первый раз в строке {q.line})",
+                                f"question {number} appears twice in theme «{self.theme.name}» "
+                                f"(first at line {q.line})")
         q = _Question(number=number, line=n)
         if text:
             q.text.append(text)
@@ -246,10 +255,13 @@ class _Parser:
         name = _FIELDS[key]
         if name == "answer" and not self.in_answers:
             if self.question is None:
-                raise self.fail(n, "an answer without a question before it")
+                raise self.fail(n, "ответ без вопроса перед ним",
+                                "an answer without a question before it")
             if self.question.answer is not None:
-                raise self.fail(n, f"question {self.question.number} has a second answer "
-                                   f"(first at line {self.question.answer.line})")
+                raise self.fail(n, f"у вопроса {self.question.number} второй ответ "
+                                   f"(первый в строке {self.question.answer.line})",
+                                f"question {self.question.number} has a second answer "
+                                f"(first at line {self.question.answer.line})")
             self.question.answer = _Answer(line=n)
             self.answer = self.question.answer
             self._fill(self.answer, rest)
@@ -262,7 +274,8 @@ class _Parser:
                 # A comment right after a question, before its answer.
                 self.question.answer = self.answer = _Answer(line=n)
             else:
-                raise self.fail(n, f"«{key}:» without an answer before it")
+                raise self.fail(n, f"«{key}:» без ответа перед ним",
+                                f"«{key}:» without an answer before it")
         target: list[str] = getattr(self.answer, name)
         self._fill_field(target, name, rest)
         self.target = target
@@ -303,13 +316,15 @@ class _Parser:
 
     def build(self, last_line: int) -> Package:
         if not self.rounds:
-            raise self.fail(max(last_line, 1), "no themes found (expected a line like "
-                                               "«Тема 1. НАЗВАНИЕ» followed by numbered "
-                                               "questions)")
+            raise self.fail(max(last_line, 1), "темы не найдены (нужна строка вида «Тема 1. "
+                                               "НАЗВАНИЕ», за ней вопросы с номерами)",
+                            "no themes found (expected a line like «Тема 1. НАЗВАНИЕ» "
+                            "followed by numbered questions)")
         rounds = []
         for r in self.rounds:
             if not r.themes:
-                raise self.fail(r.line, f"round «{r.name}» has no themes")
+                raise self.fail(r.line, f"в раунде «{r.name}» нет тем",
+                                f"round «{r.name}» has no themes")
             rounds.append(Round(name=r.name, final=r.final,
                                 themes=[self._theme(t, r.final) for t in r.themes]))
         return Package(name=self.name, rounds=rounds, author=self.author,
@@ -317,7 +332,8 @@ class _Parser:
 
     def _theme(self, t: _Theme, final: bool) -> Theme:
         if not t.questions:
-            raise self.fail(t.line, f"theme «{t.name}» has no questions")
+            raise self.fail(t.line, f"в теме «{t.name}» нет вопросов",
+                            f"theme «{t.name}» has no questions")
         self._attach_answers(t)
         numbers = [q.number for q in t.questions]
         ordinal = numbers == list(range(1, len(numbers) + 1))
@@ -325,10 +341,12 @@ class _Parser:
         for i, q in enumerate(t.questions):
             text = " ".join(q.text).strip()
             if not text:
-                raise self.fail(q.line, f"question {q.number} has no text")
+                raise self.fail(q.line, f"у вопроса {q.number} нет текста",
+                                f"question {q.number} has no text")
             a = q.answer
             if a is None or not a.answer:
-                raise self.fail(q.line, f"question {q.number} of theme «{t.name}» has no answer")
+                raise self.fail(q.line, f"у вопроса {q.number} темы «{t.name}» нет ответа",
+                                f"question {q.number} of theme «{t.name}» has no answer")
             main = " ".join(a.answer).strip()
             if main.endswith(".") and not main.endswith(".."):
                 main = main[:-1].rstrip()
@@ -362,18 +380,24 @@ class _Parser:
         for i, a in enumerate(t.answers):
             if by_position:
                 if i >= len(t.questions):
-                    raise self.fail(a.line, f"answer {a.number}: theme «{t.name}» has only "
-                                            f"{len(t.questions)} questions")
+                    raise self.fail(a.line, f"ответ {a.number}: в теме «{t.name}» вопросов "
+                                            f"только {len(t.questions)}",
+                                    f"answer {a.number}: theme «{t.name}» has only "
+                                    f"{len(t.questions)} questions")
                 q = t.questions[i]
             else:
                 found = by_number.get(a.number)  # type: ignore[arg-type]
                 if found is None:
-                    raise self.fail(a.line, f"answer {a.number} matches no question of theme "
-                                            f"«{t.name}»")
+                    raise self.fail(a.line, f"ответ {a.number} не подходит ни к одному "
+                                            f"вопросу темы «{t.name}»",
+                                    f"answer {a.number} matches no question of theme "
+                                    f"«{t.name}»")
                 q = found
             if q.answer is not None:
-                raise self.fail(a.line, f"question {q.number} of theme «{t.name}» already has "
-                                        f"an answer (line {q.answer.line})")
+                raise self.fail(a.line, f"у вопроса {q.number} темы «{t.name}» уже есть ответ "
+                                        f"(строка {q.answer.line})",
+                                f"question {q.number} of theme «{t.name}» already has "
+                                f"an answer (line {q.answer.line})")
             q.answer = a
 
 
@@ -384,9 +408,10 @@ def decode(data: bytes, where: str) -> str:
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         raise PackageError(
-            f"{where}: line {line}: not UTF-8 text (byte 0x{data[e.start]:02x}); "
-            "save the file as UTF-8"
-        ) from e
+            f"{where}: строка {line}: не текст в UTF-8 (байт 0x{data[e.start]:02x}): "
+            "сохраните файл в UTF-8",
+            f"{where}: line {line}: not UTF-8 text (byte 0x{data[e.start]:02x}): "
+            "save the file as UTF-8", "not_utf8") from e
 
 
 def parse(text: str, where: str = "package.txt") -> Package:
@@ -406,6 +431,7 @@ def load(path: str | Path, limits: Limits | None = None) -> Loaded:
     limits = limits or Limits()
     data = read_document(path, limits)
     if b"\x00" in data[:4096]:
-        raise PackageError(f"{path.name}: a binary file, not a text package")
+        raise PackageError(f"{path.name}: двоичный файл, а не текстовый пакет",
+                           f"{path.name}: a binary file, not a text package", "not_package")
     package = parse(decode(data, path.name), path.name)
     return Loaded(package=package, format="text", source=path)
