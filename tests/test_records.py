@@ -53,3 +53,26 @@ def test_the_engine_records():
     assert replace(q, closed="right") == dataclasses.replace(q, closed="right")
     assert replace(race, lamp_ns=3) == dataclasses.replace(race, lamp_ns=3)
     assert replace(b, phase="open", winner=1) == dataclasses.replace(b, phase="open", winner=1)
+
+
+@dataclass(frozen=True)
+class Open:
+    """A record without slots: copied through its instance dict."""
+
+    x: int
+    tags: tuple[str, ...] = ()
+    extra: frozenset[str] = field(default_factory=frozenset)
+
+
+def test_records_without_slots():
+    o = Open(1, ("a",))
+    for changes in ({}, {"x": 5}, {"x": 0, "tags": ("b",), "extra": frozenset({"k"})}):
+        got = replace(o, **changes)
+        assert got == dataclasses.replace(o, **changes) and type(got) is Open
+        assert got is not o and vars(got) is not vars(o)
+    assert o == Open(1, ("a",))  # the original unchanged
+    assert hash(replace(Open(2), x=3)) == hash(Open(3))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        replace(o, x=1).x = 2  # type: ignore[misc]
+    with pytest.raises(TypeError, match="nope"):
+        replace(o, x=2, nope=1)

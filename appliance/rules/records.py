@@ -1,14 +1,22 @@
 """`replace`: `dataclasses.replace` for the engines' frozen state records, several times
 cheaper.
 
-Folding an event builds a new state from the old one with a field or two changed, two or
-three times per event (the battle, the question being played, its race). The standard
+Folding an event builds a new state from the old one with a field or two changed, for the
+battle and often for the question being played and its race. The standard
 `dataclasses.replace` checks the instance, walks the fields, builds keyword arguments and
 calls `__init__`; for a record of a dozen fields that is most of a fold's time. Here each
-record class gets, once, a copier compiled for its fields that copies them straight into a
-new instance and takes the changed ones from the arguments. Same result and the same
-errors for unknown fields; a class with a `__post_init__` or a field outside `__init__`
-(whose meaning a plain copy could miss) goes through `dataclasses.replace` itself.
+record class gets, once, a copier made for it:
+
+- a record without slots (its fields live in the instance's ``__dict__``) is copied by
+  copying that dict in one C call and updating it with the changes, whatever its number of
+  fields: the cheapest copy Python has, which is why the records replaced on every press
+  (`arbiter.Race`, the battle's `Played`) are declared without slots;
+- a record with slots gets a function compiled for its fields that copies them straight
+  into a new instance, then sets the changed ones.
+
+Same result and the same errors for unknown fields; a class with a `__post_init__` or a
+field outside `__init__` (whose meaning a plain copy could miss) goes through
+`dataclasses.replace` itself.
 """
 
 from __future__ import annotations
@@ -31,21 +39,39 @@ def replace(obj: T, /, **changes: Any) -> T:
     return copier(obj, changes)  # type: ignore[no-any-return]
 
 
+def _unknown(cls: type, changes: dict[str, Any], names: frozenset[str]) -> TypeError:
+    key = next(k for k in changes if k not in names)
+    return TypeError(f"{cls.__name__} has no field {key!r}")
+
+
 def _compile(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
     fields = dataclasses.fields(cls)
     if hasattr(cls, "__post_init__") or any(not f.init for f in fields):
         return lambda obj, changes: dataclasses.replace(obj, **changes)
-    names = [f.name for f in fields]
+    names = frozenset(f.name for f in fields)
+    new, set_ = object.__new__, object.__setattr__
+    if "__slots__" not in cls.__dict__ and cls.__dictoffset__:
+        # `__init__` sets every field, so the instance's dict holds exactly the fields.
+        def copy(obj: Any, changes: dict[str, Any]) -> Any:
+            values = obj.__dict__.copy()
+            if changes:
+                if not changes.keys() <= names:
+                    raise _unknown(cls, changes, names)
+                values.update(changes)
+            out: Any = new(cls)
+            set_(out, "__dict__", values)
+            return out
+        return copy
     lines = ["def copy(obj, changes):",
-             "    for key in changes:",
-             "        if key not in NAMES:",
-             "            raise TypeError(f'{CLS.__name__} has no field {key!r}')",
              "    new = NEW(CLS)"]
-    for name in names:
-        lines.append(f"    SET(new, {name!r}, changes[{name!r}] if {name!r} in changes "
-                     f"else obj.{name})")
-    lines.append("    return new")
-    scope: dict[str, Any] = {"NAMES": frozenset(names), "CLS": cls, "NEW": object.__new__,
-                             "SET": object.__setattr__}
+    lines += [f"    SET(new, {f.name!r}, obj.{f.name})" for f in fields]
+    lines += ["    if changes:",
+              "        if not changes.keys() <= NAMES:",
+              "            raise UNKNOWN(CLS, changes, NAMES)",
+              "        for key, value in changes.items():",
+              "            SET(new, key, value)",
+              "    return new"]
+    scope: dict[str, Any] = {"NAMES": names, "CLS": cls, "NEW": new, "SET": set_,
+                             "UNKNOWN": _unknown}
     exec("\n".join(lines), scope)  # noqa: S102 - source built above from field names only
     return scope["copy"]  # type: ignore[no-any-return]
