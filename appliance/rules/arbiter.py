@@ -74,9 +74,12 @@ class PressRecord:
                 "ms_after_lamp": offset, "by": self.by}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Race:
-    """One question's buttons. Players are seat numbers 0..seats-1."""
+    """One question's buttons. Players are seat numbers 0..seats-1.
+
+    Declared without slots: a press copies the race, and `records.replace` copies a record
+    without slots in one C call (its instance dict), whatever its number of fields."""
 
     seats: int
     settings: Settings = field(default_factory=Settings)
@@ -105,7 +108,7 @@ class Race:
         return player in self.playing and player not in self.answered
 
     def blocked(self, player: int, t_ns: int) -> bool:
-        until = dict(self.blocked_until).get(player)
+        until = _get(self.blocked_until, player)
         return until is not None and t_ns < until
 
     def candidates(self) -> list[PressRecord]:
@@ -174,56 +177,65 @@ def close(race: Race) -> Race:
 Pairs = tuple[tuple[int, int], ...]
 
 
+def _get(pairs: Pairs, player: int) -> int | None:
+    for p, tick in pairs:
+        if p == player:
+            return tick
+    return None
+
+
 def _with(pairs: Pairs, player: int, tick: int) -> Pairs:
-    d = dict(pairs)
-    d[player] = tick
-    return tuple(sorted(d.items()))
+    """`pairs` (sorted by player, one pair each) with `player`'s tick set to `tick`."""
+    for i, (p, _) in enumerate(pairs):
+        if p >= player:
+            return pairs[:i] + ((player, tick),) + pairs[i + (p == player):]
+    return pairs + ((player, tick),)
 
 
 def press(race: Race, player: int, t_ns: int, by: str = "button") -> Race:
-    """Record a press stamped `t_ns`, arriving in any order relative to other players'."""
+    """Record a press stamped `t_ns`, arriving in any order relative to other players'.
+    One copy of the race whatever the outcome (a press is the most frequent event)."""
     s = race.settings
-    last = dict(race.last_edge).get(player)
+    last = _get(race.last_edge, player)
     if last is not None and abs(t_ns - last) < s.bounce_ns:
         if t_ns < last:
             # An earlier edge of the same burst arrived late: it is the real press time.
             return _reclock(race, player, last, t_ns)
         return _record(race, PressRecord(player, t_ns, Status.BOUNCE, by))
-    race = replace(race, last_edge=_with(race.last_edge, player, t_ns))
+    edges = _with(race.last_edge, player, t_ns)
 
-    if race.closed:
-        return _record(race, PressRecord(player, t_ns, Status.CLOSED, by))
-    if player not in race.playing:
-        return _record(race, PressRecord(player, t_ns, Status.CLOSED, by))
+    if race.closed or player not in race.playing:
+        return _record(race, PressRecord(player, t_ns, Status.CLOSED, by), last_edge=edges)
     if race.lamp_ns is None or t_ns < race.lamp_ns:
         if s.false_start_ns is not None and race.opened and player not in race.answered:
-            race = replace(race, blocked_until=_with(race.blocked_until, player,
-                                                     t_ns + s.false_start_ns))
-            return _record(race, PressRecord(player, t_ns, Status.FALSE_START, by))
-        return _record(race, PressRecord(player, t_ns, Status.EARLY, by))
+            return _record(race, PressRecord(player, t_ns, Status.FALSE_START, by),
+                           last_edge=edges, blocked_until=_with(
+                               race.blocked_until, player, t_ns + s.false_start_ns))
+        return _record(race, PressRecord(player, t_ns, Status.EARLY, by), last_edge=edges)
     if player in race.answered:
-        return _record(race, PressRecord(player, t_ns, Status.ANSWERED, by))
+        return _record(race, PressRecord(player, t_ns, Status.ANSWERED, by), last_edge=edges)
     if race.blocked(player, t_ns):
-        race = replace(race, blocked_until=_with(race.blocked_until, player,
-                                                 t_ns + (s.false_start_ns or 0)))
-        return _record(race, PressRecord(player, t_ns, Status.BLOCKED, by))
+        return _record(race, PressRecord(player, t_ns, Status.BLOCKED, by), last_edge=edges,
+                       blocked_until=_with(race.blocked_until, player,
+                                           t_ns + (s.false_start_ns or 0)))
     if race.winner is not None:
         if player == race.winner:
-            return _record(race, PressRecord(player, t_ns, Status.BOUNCE, by))
+            return _record(race, PressRecord(player, t_ns, Status.BOUNCE, by), last_edge=edges)
         if race.queue_from_ns is not None and t_ns >= race.queue_from_ns:
             if any(q.player == player for q in race.queue):
-                return _record(race, PressRecord(player, t_ns, Status.BOUNCE, by))
+                return _record(race, PressRecord(player, t_ns, Status.BOUNCE, by),
+                               last_edge=edges)
             rec = PressRecord(player, t_ns, Status.QUEUED, by)
-            queue = tuple(sorted(race.queue + (rec,), key=race.order_key))
-            return replace(_record(race, rec), queue=queue)
-        return _record(race, PressRecord(player, t_ns, Status.LATE, by))
-    if any(p.player == player for p in race.candidates()):
-        return _record(race, PressRecord(player, t_ns, Status.BOUNCE, by))
-    return _record(race, PressRecord(player, t_ns, Status.CANDIDATE, by))
+            return _record(race, rec, last_edge=edges,
+                           queue=tuple(sorted(race.queue + (rec,), key=race.order_key)))
+        return _record(race, PressRecord(player, t_ns, Status.LATE, by), last_edge=edges)
+    if any(p.player == player and p.status == Status.CANDIDATE for p in race.presses):
+        return _record(race, PressRecord(player, t_ns, Status.BOUNCE, by), last_edge=edges)
+    return _record(race, PressRecord(player, t_ns, Status.CANDIDATE, by), last_edge=edges)
 
 
-def _record(race: Race, rec: PressRecord) -> Race:
-    return replace(race, presses=race.presses + (rec,))
+def _record(race: Race, rec: PressRecord, **changes: Any) -> Race:
+    return replace(race, presses=race.presses + (rec,), **changes)
 
 
 def _reclock(race: Race, player: int, old: int, new: int) -> Race:

@@ -94,6 +94,8 @@ class Seq(Sequence[T], Generic[T]):
     @overload
     def __getitem__(self, index: slice) -> tuple[T, ...]: ...
     def __getitem__(self, index: int | slice) -> T | tuple[T, ...]:
+        if index == -1 and self._last is not _NONE:
+            return self._last  # the item every fold reads: the question being played
         if isinstance(index, slice):
             return tuple(self)[index]
         index = self._index(index)

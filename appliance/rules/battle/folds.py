@@ -30,6 +30,12 @@ def _with_current(state: Battle, **changes: Any) -> Battle:
     return replace(state, played=state.played.set_last(replace(state.played[-1], **changes)))
 
 
+def _set_current(state: Battle, q: Played, **changes: Any) -> Battle:
+    """`state` with `q` as the question being played, and `changes`: one copy of the battle
+    (the hot folds build `q` themselves, so an event copies each record once)."""
+    return replace(state, played=state.played.set_last(q), **changes)
+
+
 def _ev_announced(state: Battle, e: Event) -> Battle:
     race = arbiter.new_race(state.seats, state.settings.arbiter, frozenset(e.data["players"]),
                             rotation=len(state.played) % state.seats)
@@ -45,8 +51,9 @@ def _ev_reading_done(state: Battle, e: Event) -> Battle:
 
 def _ev_press(state: Battle, e: Event) -> Battle:
     q = state.played[-1]
-    return _with_current(state, race=arbiter.press(q.race, e.data["player"], e.t_ns,
-                                                   e.data.get("by", "button")))
+    data = e.data
+    race = arbiter.press(q.race, data["player"], e.t_ns, data.get("by", "button"))
+    return _set_current(state, replace(q, race=race))
 
 
 def _ev_short_word(state: Battle, e: Event) -> Battle:
@@ -57,8 +64,8 @@ def _ev_answerer(state: Battle, e: Event) -> Battle:
     q = state.played[-1]
     reactions = tuple((p.player, arbiter.reaction_ns(q.race, p.t_ns))
                       for p in q.race.candidates())
-    return replace(_with_current(state, race=arbiter.settle(q.race, e.t_ns), mandatory=False,
-                                 reactions=q.reactions + reactions), phase=ANSWERING)
+    return _set_current(state, replace(q, race=arbiter.settle(q.race, e.t_ns), mandatory=False,
+                                       reactions=q.reactions + reactions), phase=ANSWERING)
 
 
 def _ev_signal_reset(state: Battle, e: Event) -> Battle:
@@ -78,8 +85,8 @@ def _ev_queue_next(state: Battle, e: Event) -> Battle:
 
 def _ev_rearmed(state: Battle, e: Event) -> Battle:
     q = state.played[-1]
-    return replace(_with_current(
-        state, race=arbiter.rearm(q.race, e.t_ns), mandatory=False, lamps=q.lamps + (e.t_ns,),
+    return _set_current(state, replace(
+        q, race=arbiter.rearm(q.race, e.t_ns), mandatory=False, lamps=q.lamps + (e.t_ns,),
         window_from_ns=e.t_ns if q.reading_done_ns is not None else None), phase=OPEN)
 
 

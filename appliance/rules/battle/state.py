@@ -95,9 +95,10 @@ class Judgement:
         return self.value if self.verdict == RIGHT else -self.value
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Played:
-    """A question that has been announced: its race and what happened."""
+    """A question that has been announced: its race and what happened. Without slots, like
+    `arbiter.Race`: most events copy the question being played (`records.replace`)."""
 
     theme: int
     number: int  # 0..4 within the theme
