@@ -176,3 +176,36 @@ def test_the_host_may_run_a_shootout_on_own_questions():
     for _ in range(4):
         d.do("close")
     assert d.state.winners == (1,)
+
+
+def test_the_final_answer_outlives_the_shootout_and_stays_secret_until_the_final_closes():
+    """The board shows the final's right answer after the final and through the shootout
+    that follows (whose questions replace `last`); never before the final closes."""
+    d = final_game([500, 500, 100], final_themes=2,
+                   rows=[[q(100), q(200), q(300), q(400), q(500)], [q(100)]])
+    if d.state.phase == "final_order":
+        d.do("pick_remover", player=0)
+    remove_all(d)
+    left = d.state.final.remaining(2)
+    assert len(left) == 1
+    answer = f"FINAL-A{left[0] + 1}"
+    for role in ("board", "player:0", "host"):
+        assert game.view(d.state, role)["final"]["answer"] is None
+    for p in range(3):
+        d.do("bet", player=p, amount=100)
+    for p in range(3):
+        assert game.view(d.state, "board")["final"]["answer"] is None
+        d.do("judge", player=p, verdict="wrong")
+    assert d.state.stage == "shootout"
+    for role in ("board", "player:1"):
+        assert game.view(d.state, role)["final"]["answer"]["right"] == [answer]
+    d.do("shootout_theme", theme="0:0")
+    d.do("lamp")
+    d.buzz(1, "right")  # a shootout question closes: `last` is no longer the final
+    board = game.view(d.state, "board")
+    assert board["last"]["kind"] != "final"
+    assert board["final"]["answer"]["right"] == [answer]
+    for _ in range(4):
+        d.do("close")
+    assert d.state.stage == "over"
+    assert game.view(d.state, "board")["final"]["answer"]["right"] == [answer]

@@ -161,7 +161,7 @@ def _e_question_closed(s: State, e: Event) -> State:
     s = replace(s, play=None)
     if s.stage == Stage.FINAL:
         if s.final is not None and play is not None and play.written is not None:
-            s = replace(s, final=replace(s.final, bets=play.written.bets))
+            s = replace(s, final=replace(s.final, bets=play.written.bets, closed=True))
         return replace(s, phase=STAGE_OVER)
     if s.stage == Stage.SHOOTOUT and s.shootout:
         so = replace(s.shootout, position=s.shootout.position + 1)

@@ -148,6 +148,7 @@ class FinalRound:
     order: tuple[int, ...] = ()
     removed: tuple[tuple[int, int], ...] = ()  # (theme index, by player), in order
     bets: Pairs = ()  # (player, bet) once the final question is closed (all revealed)
+    closed: bool = False  # the final question is closed: its answer is revealed for good
 
     def remaining(self, themes: int) -> tuple[int, ...]:
         gone = {t for t, _ in self.removed}

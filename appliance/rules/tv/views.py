@@ -206,10 +206,14 @@ def _final(state: State, host: bool) -> dict[str, Any] | None:
         return None
     removed = dict(f.removed)
     turn = remover(f.order, len(f.removed)) if state.phase == Phase.FINAL_REMOVE else None
+    # The final's answer once its question closed: a shootout after it must not lose it.
+    left = f.remaining(len(final.themes))
+    answer = answer_of(final.questions[left[0]]) if f.closed and left else None
     return {"name": final.name, "players": list(f.players), "order": list(f.order),
             "turn": turn,
             "themes": [{"index": i, "name": n, "removed_by": removed.get(i)}
-                       for i, n in enumerate(final.themes)]}
+                       for i, n in enumerate(final.themes)],
+            "answer": answer}
 
 
 def _shootout(state: State) -> dict[str, Any] | None:
