@@ -15,12 +15,16 @@ function render(data) {
 
   $("idle").hidden = data.game != null;
   $("paused").hidden = !data.ui.paused;
+  // The lamp in words and an icon, not colour alone: on, someone answers (who), or wait.
   const lampOn = !!v.lamp;
+  const lamp = lampOn ? "on" : v.answering != null ? "answering" : "off";
   $("board").classList.toggle("lamp", lampOn);
   $("lamp").classList.toggle("on", lampOn);
-  $("lamp-icon").textContent = lampOn ? "●" : "○";
-  $("lamp-word").textContent = lampOn ? t("lamp.press") : t("lamp.wait");
-  $("board").dataset.lamp = lampOn ? "on" : "off";
+  $("lamp").dataset.lamp = lamp;
+  $("lamp-icon").textContent = {on: "●", answering: "▶", off: "○"}[lamp];
+  $("lamp-word").textContent = lamp === "on" ? t("lamp.press")
+    : lamp === "answering" ? t("board.lamp_answers", {who: playerName(v, v.answering)}) : t("lamp.wait");
+  $("board").dataset.lamp = lamp === "on" ? "on" : "off";
   $("board").dataset.phase = v.phase || "";
 
   const theme = v.theme && typeof v.theme === "object" ? v.theme.name
@@ -124,13 +128,16 @@ function renderQuestion(v) {
     if (r) {
       shown = true;
       if (r.text) box.append(el("div", {class: "text", text: r.text}));
-      if (r.answer) box.append(el("div", {class: "answer", text: r.answer}));
+      if (r.answer) box.append(answerBlock(r.answer));
     }
   }
   const last = $("last-answer");
   if (v.tv && v.last && v.phase === "choose" && v.last.answer && answerOf(v.last.answer)) {
-    last.replaceChildren(el("span", {class: "label", text: t("board.last_answer") + ": "}),
-      el("span", {class: "text", text: answerOf(v.last.answer)}));
+    last.replaceChildren(answerBlock(v.last.answer, t("board.last_answer")));
+    last.hidden = false;
+  } else if (v.tv && v.phase === "shootout_theme" && v.final && v.final.answer) {
+    // The final's answer stays on the TV while the host picks the shootout's theme.
+    last.replaceChildren(answerBlock(v.final.answer, t("board.final_answer")));
     last.hidden = false;
   } else {
     last.hidden = true;
@@ -138,6 +145,32 @@ function renderQuestion(v) {
   box.hidden = !shown;
   $("grid").hidden = shown;
   if (shown) fit(box);
+}
+
+// A revealed answer: the main one large, the other accepted ones as a list under it
+// (the sport view joins them with «;», the TV view lists them), then the host's text.
+function answerParts(a) {
+  if (!a) return {main: "", alts: [], text: ""};
+  if (typeof a === "string") {
+    const parts = a.split(/\s*;\s*/).map((x) => x.trim()).filter(Boolean);
+    return {main: parts[0] || "", alts: parts.slice(1), text: ""};
+  }
+  const right = (a.right || []).filter(Boolean);
+  const text = a.text && !right.includes(a.text) ? a.text : "";
+  return {main: right[0] || text, alts: right.slice(1), text: right.length ? text : ""};
+}
+
+function answerBlock(a, caption) {
+  const {main, alts, text} = answerParts(a);
+  const box = el("div", {class: "answer"});
+  box.append(el("div", {class: "answer-main"},
+    caption ? el("span", {class: "label", text: caption + ": "}) : null, el("span", {class: "text", text: main})));
+  if (text) box.append(el("div", {class: "answer-note", text}));
+  if (alts.length) {
+    box.append(el("div", {class: "answer-alts"}, el("span", {class: "label", text: t("board.also") + ":"}),
+      el("ul", {}, alts.map((x) => el("li", {text: x})))));
+  }
+  return box;
 }
 
 function auctionBoard(v, a) {
@@ -233,8 +266,14 @@ function renderAnswerer(v) {
   if (a == null) return;
   $("answerer-name").textContent = playerName(v, a);
   $("answerer-time").hidden = !(v.question && v.question.time_up);
-  const q = (v.queue || []).map((s) => playerName(v, s));
-  $("answerer-queue").textContent = q.length ? t("board.queue", {names: q.join(", ")}) : "";
+  // A cat or an auction: the answerer's overlay keeps the theme and the price in sight.
+  const q = v.question || {};
+  const line = v.tv && ["cat", "auction"].includes(v.kind) && q.value != null
+    ? t("board." + v.kind + "_line", {theme: q.theme || "", value: num(q.value)}) : "";
+  $("answerer-note").textContent = line;
+  $("answerer-note").hidden = !line;
+  const queue = (v.queue || []).map((s) => playerName(v, s));
+  $("answerer-queue").textContent = queue.length ? t("board.queue", {names: queue.join(", ")}) : "";
 }
 
 function falseStarts(v) {
@@ -259,21 +298,49 @@ function renderScores(v) {
   }
 }
 
+// For the audience: names and milliseconds after the signal, in time order, false starts
+// marked; no technical words (how a press arrived is the host's business). Presses after a
+// re-armed signal (after a wrong answer, or the sport queue's reset) are a group of their
+// own under a caption, so an earlier signal's times never mix with a later one's.
+function raceGroups(race) {
+  const groups = new Map();
+  for (const r of race) {
+    if (["bounce", "closed"].includes(r.status)) continue;
+    // The signal a press is measured from: its tick less its offset (both engines).
+    const key = r.ms_after_lamp == null ? -Infinity : Math.round(r.t_ns / 1e6 - r.ms_after_lamp);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(r);
+  }
+  return [...groups.entries()].sort((a, b) => a[0] - b[0]).map(([key, rows]) => ({
+    before: key === -Infinity,
+    rows: rows.sort((a, b) => (a.ms_after_lamp ?? -Infinity) - (b.ms_after_lamp ?? -Infinity) || a.t_ns - b.t_ns),
+  }));
+}
+
 function renderRace(v, data) {
   const race = v.race || [];
   const show = data.ui.race_shown && race.length > 0;
   $("race-overlay").hidden = !show;
   if (!show) return;
   const table = $("race");
-  table.replaceChildren();
-  // For the audience: names and milliseconds after the lamp; false starts marked; no
-  // technical words (how the press arrived is the host's business).
-  for (const r of race) {
-    if (["bounce", "closed"].includes(r.status)) continue;
-    const msText = r.ms_after_lamp == null ? "—" : (r.ms_after_lamp >= 0 ? "" : "\u2212") + Math.abs(Math.round(r.ms_after_lamp)) + " " + t("common.ms");
-    const mark = r.status === "false_start" ? t("board.false_start") : r.status === "winner" ? t("board.first") : "";
-    table.append(el("tr", {class: r.status}, el("td", {text: playerName(v, r.player)}), el("td", {class: "num", text: msText}),
-      el("td", {text: mark})));
+  table.replaceChildren(el("thead", {}, el("tr", {},
+    el("th", {scope: "col", text: t("board.race_player")}),
+    el("th", {scope: "col", class: "num", text: t("board.race_ms")}), el("td", {}))));
+  const groups = raceGroups(race);
+  let n = 0;
+  for (const g of groups) {
+    const body = el("tbody", {dataset: {signal: g.before ? 0 : ++n}});
+    if (groups.length > 1) {
+      body.append(el("tr", {class: "signal"}, el("th", {scope: "rowgroup", colspan: 3,
+        text: g.before ? t("board.race_before") : t("board.race_signal", {n})})));
+    }
+    for (const r of g.rows) {
+      const msText = r.ms_after_lamp == null ? "—" : (r.ms_after_lamp >= 0 ? "" : "\u2212") + Math.abs(Math.round(r.ms_after_lamp)) + " " + t("common.ms");
+      const mark = r.status === "false_start" ? t("board.false_start") : r.status === "winner" ? t("board.first") : "";
+      body.append(el("tr", {class: r.status}, el("td", {text: playerName(v, r.player)}), el("td", {class: "num", text: msText}),
+        el("td", {text: mark})));
+    }
+    table.append(body);
   }
 }
 
@@ -285,8 +352,9 @@ function renderWinner(v, data) {
   const names = r.winners.map((s) => playerName(v, s));
   $("winner-title").textContent = names.length > 1 ? t("host.winners") : t("board.winner");
   $("winner-name").textContent = names.join(", ");
-  $("final-answer").hidden = !r.finalAnswer;
-  $("final-answer").textContent = r.finalAnswer ? t("board.final_answer") + ": " + r.finalAnswer : "";
+  const finalAnswer = (v.final && v.final.answer) || r.finalAnswer;
+  $("final-answer").hidden = !finalAnswer;
+  $("final-answer").replaceChildren(finalAnswer ? answerBlock(finalAnswer, t("board.final_answer")) : "");
   const podium = $("winner-list");
   podium.replaceChildren();
   // The podium: second, first, third (the show's order), then the rest in a line.

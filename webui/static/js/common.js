@@ -368,7 +368,9 @@ function results(data) {
     };
   });
   const last = v.last || null;
-  const finalAnswer = v.stage === "over" && last && last.written ? answerOf(last.answer) : "";
+  // The engine keeps the final's answer (a shootout after the final closes other questions).
+  const finalAnswer = v.final && v.final.answer ? answerOf(v.final.answer)
+    : v.stage === "over" && last && last.written ? answerOf(last.answer) : "";
   return {winners, standings, stats, finalAnswer};
 }
 

@@ -8,6 +8,10 @@ const $ = (id) => document.getElementById(id);
 const toast = $("toast");
 const stored = localStorage.getItem("svoyak.seat");
 let seat = stored === null ? null : parseInt(stored, 10);
+// The name given in the lobby: when the host starts the game with it, this phone takes that
+// seat by itself (one choice, not two). Not again after «Сменить место» in the same game.
+let myName = localStorage.getItem("svoyak.name") || "";
+const autoTried = new Set();
 let last = null;
 let sentType = null;
 let prevState = null;
@@ -29,6 +33,11 @@ function myState(v, data) {
 
 const STATUS = {answer: "play.you_answer", press: "lamp.press", false_start: "play.false_start",
   blocked: "play.blocked", answered: "play.answered", other: "play.other_answers", wait: "lamp.wait", over: "play.over"};
+
+// The buzzer says its state in a word and an icon, each state its own colour and border.
+const BUZZ = {press: ["●", "play.buzz_press"], wait: ["○", "play.buzz_wait"], false_start: ["✕", "play.buzz_false_start"],
+  blocked: ["✕", "play.buzz_blocked"], answer: ["▶", "play.buzz_answer"], other: ["…", "play.buzz_other"],
+  answered: ["✓", "play.buzz_answered"], over: ["○", "play.buzz_wait"]};
 
 function render(data) {
   last = data;
@@ -64,6 +73,9 @@ function render(data) {
   $("buzzer-note").hidden = buzz.hidden;
   buzz.classList.toggle("armed", st === "press");
   buzz.dataset.state = st;
+  const [icon, word] = BUZZ[st] || BUZZ.wait;
+  $("buzzer-icon").textContent = icon;
+  $("buzzer-word").textContent = t(word, {who: v.answering != null ? playerName(v, v.answering) : ""});
   renderResult(v, data, seated);
   const box = $("scores");
   box.replaceChildren();
@@ -115,15 +127,32 @@ async function sendMine(cmd) {
   if (res.ok) { sentType = cmd.type; if (last) render(last); }
 }
 
+const sameName = (a, b) => a.split(/\s+/).join(" ").toLowerCase() === b.split(/\s+/).join(" ").toLowerCase();
+
+// Before a game: the name for the host (the lobby). In a game: one button per seat with its
+// player's name; the seat of the name given in the lobby is taken without asking.
 function renderSeats(v, data) {
   const box = $("seats");
-  box.replaceChildren();
   const ps = players(v);
-  $("lobby-form").hidden = data.game != null && ps.length > 0;
-  for (const p of ps) {
-    box.append(el("button", {class: "btn", type: "button", dataset: {seat: p.seat},
-      onclick: () => takeSeat(p.seat)}, p.name));
+  const lobby = !(data.game != null && ps.length > 0);
+  $("lobby-form").hidden = !lobby;
+  $("choose-title").textContent = lobby ? t("play.lobby_title") : t("play.choose_seat");
+  const sig = JSON.stringify([lobby, ps.map((p) => p.name), myName]);
+  if (box._sig !== sig) {
+    box._sig = sig;
+    box.replaceChildren();
+    if (!lobby) {
+      for (const p of ps) {
+        box.append(el("button", {class: "btn seat" + (myName && sameName(p.name, myName) ? " mine" : ""), type: "button",
+          dataset: {seat: p.seat}, onclick: () => takeSeat(p.seat)},
+          el("span", {class: "seat-name", text: p.name}), el("span", {class: "seat-n", text: t("play.seat_n", {n: p.seat + 1})})));
+      }
+    }
   }
+  if (lobby || seat != null || !myName || autoTried.has(data.game)) return;
+  autoTried.add(data.game);
+  const match = ps.filter((p) => sameName(p.name || "", myName));
+  if (match.length === 1) takeSeat(match[0].seat);
 }
 
 async function takeSeat(s) {
@@ -134,6 +163,7 @@ async function takeSeat(s) {
 $("change-seat").addEventListener("click", () => {
   seat = null;
   localStorage.removeItem("svoyak.seat");
+  if (last) autoTried.add(last.game);
   send(socket, "seat", {seat: null}, toast);
 });
 
@@ -142,8 +172,14 @@ $("lobby-form").addEventListener("submit", async (e) => {
   const name = $("my-name").value.trim();
   if (!name) return;
   const res = await send(socket, "seat", {seat: null, name}, toast);
+  if (res.ok) {
+    myName = name;
+    localStorage.setItem("svoyak.name", name);
+    $("lobby-sent").textContent = t("play.joined_as", {name});
+  }
   $("lobby-sent").hidden = !res.ok;
 });
+if (myName) $("my-name").value = myName;
 
 $("buzzer").addEventListener("pointerdown", (e) => {
   e.preventDefault();

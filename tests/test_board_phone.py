@@ -1,0 +1,367 @@
+"""The board (TV 1920×1080, a smaller kiosk TV at 1280×800) and the player's phone (390×844)
+in Debian's Chromium, against a real `svoyak serve --simulate` on loopback, driven through
+the UI as a club plays:
+
+- the phone: a name given in the lobby takes its seat when the game starts (one choice);
+  a phone joining a running game chooses a seat by its player's name;
+- the phone's buzzer: armed, waiting, false start, answering, answered each with its own
+  word and colours, text readable on each;
+- the board: the lamp says who answers; the race view groups presses by signal, in time
+  order, names and milliseconds only; the cat's price line stays in sight while the cat is
+  answered; the final's right answer outlives the shootout; no text under 24 px on the final
+  and results screens; the battle's extra-theme and tie banners name their players and grey
+  the others; the kiosk's idle screen fits 1280×800 with a long box name.
+Layout (no cut or overlapping text) and axe-core run at the new phases (tests/test_screens.py
+does the same at the scripted evening's phases)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webui import localserver, screenshots
+from webui.screenshots import BOARD, NAMES, PHONE, Show
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+from test_screens import Inspector  # noqa: E402  (skips with it when there is no Chromium)
+
+KIOSK = {"width": 1280, "height": 800}
+LONG_BOX_NAME = "Клуб интеллектуальных игр «Своя игра» на Васильевском острове"
+
+# Every visible text node of the page whose computed size is under `min` px.
+SMALL_TEXT = """(min) => {
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const p = n.parentElement, text = n.textContent.trim();
+    if (!text || !p || p.closest("script, style, [hidden], title")) continue;
+    const cs = getComputedStyle(p);
+    if (cs.display === "none" || cs.visibility === "hidden") continue;
+    const r = p.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) continue;
+    const x = Math.min(Math.max(r.left + r.width / 2, 0), innerWidth - 1);
+    const y = Math.min(Math.max(r.top + r.height / 2, 0), innerHeight - 1);
+    const hit = document.elementFromPoint(x, y);
+    if (!hit || !(hit === p || p.contains(hit) || hit.contains(p))) continue;  // under an overlay
+    const size = parseFloat(cs.fontSize);
+    if (size < min) out.push(`${size}px «${text.slice(0, 30)}»`);
+  }
+  return out;
+}"""
+
+# The phone's buzzer: its state, word, and colours as the page computes them.
+BUZZER = """() => {
+  const b = document.querySelector("#buzzer"), cs = getComputedStyle(b);
+  return {hidden: b.hidden, state: b.dataset.state,
+          text: b.innerText.replace(/\\s+/g, " ").trim(), bg: cs.backgroundColor, fg: cs.color};
+}"""
+
+
+def luminance(css: str) -> float:
+    r, g, b = (int(x) / 255 for x in re.findall(r"\d+", css)[:3])
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: str, b: str) -> float:
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+@contextmanager
+def serving(tmp: Path, box_name: str | None = None) -> Iterator[str]:
+    """`svoyak serve --simulate` on loopback, as `make screenshots` runs it (a box name of
+    our own when given)."""
+    screenshots.settings(tmp / "data")
+    if box_name:
+        path = tmp / "data" / "settings.json"
+        path.write_text(json.dumps({**json.loads(path.read_text()), "box_name": box_name}))
+    port = localserver.free_port()
+    proc = localserver.start(tmp / "data", port)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(15)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not os.path.exists(screenshots.CHROMIUM):
+        pytest.fail("Debian's chromium is missing: scripts/webui-deps.sh --browser")
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=screenshots.CHROMIUM, args=screenshots.FLAGS)
+        yield b
+        b.close()
+
+
+class Recorder:
+    """The checkpoint of the scripted TV game: what the board and the phone show."""
+
+    FINAL = ("tv-final-remove", "tv-bets", "tv-written", "tv-final-judged",
+             "tv-shootout-theme", "tv-shootout", "tv-over", "tv-finished")
+
+    def __init__(self) -> None:
+        self.small: dict[str, list[str]] = {}
+        self.board: dict[str, dict[str, Any]] = {}
+        self.buzzer: dict[str, dict[str, Any]] = {}
+        self.final_answer = ""
+
+    def __call__(self, name: str, pages: dict[str, Any]) -> None:
+        host, board, phone = pages.get("host"), pages.get("board"), pages.get("phone")
+        if host is not None and name == "tv-bets":
+            self.final_answer = host.evaluate("window.lastView.view.question.answer.right[0]")
+        if board is not None:
+            self.board[name] = board.evaluate("""() => ({
+              lamp: document.querySelector("#lamp-icon").textContent + " "
+                + document.querySelector("#lamp-word").textContent,
+              lampState: document.querySelector("#lamp").dataset.lamp,
+              note: document.querySelector("#answerer-note").hidden ? null
+                : document.querySelector("#answerer-note").innerText,
+              answerer: document.querySelector("#answerer").hidden ? null
+                : document.querySelector("#answerer-name").innerText,
+              last: document.querySelector("#last-answer").hidden ? null
+                : document.querySelector("#last-answer").innerText,
+              final: document.querySelector("#final-answer").hidden ? null
+                : document.querySelector("#final-answer").innerText,
+              race: document.querySelector("#race-overlay").hidden ? null
+                : [...document.querySelectorAll("#race tr")].map((r) =>
+                    [...r.cells].map((c) => c.innerText.trim()))})""")
+            if name in self.FINAL:
+                self.small[name] = board.evaluate(SMALL_TEXT, 24)
+        if phone is not None:
+            self.buzzer[name] = phone.evaluate(BUZZER)
+
+
+def test_the_tv_game_on_the_board_and_a_phone(browser: Any, tmp_path: Path) -> None:
+    rec = Recorder()
+    with serving(tmp_path) as base:
+        s = Show(browser, base, rec)
+        s.open()
+        s.tv_game()
+        for page in [s.host, s.board, *s.phones]:
+            page.context.close()
+    b = rec.board
+    # The lamp says who answers, not «Ждите».
+    assert b["tv-answering"]["lampState"] == "answering"
+    assert b["tv-answering"]["lamp"] == "▶ Отвечает: Анна"
+    assert b["tv-lamp"]["lamp"] == "● ЖМИТЕ!" and b["tv-reading"]["lamp"] == "○ Ждите"
+    # The race view: a header, then names and milliseconds only (no technical words).
+    race = b["tv-race"]["race"]
+    assert race[0] == ["Игрок", "После сигнала", ""]
+    assert [r[0] for r in race[1:]] == ["Вера", "Анна"]  # by time: the false start first
+    assert all(re.fullmatch(r"−?\d+ мс", r[1]) for r in race[1:])
+    assert [r[2] for r in race[1:]] == ["фальстарт", "первый"]
+    # The cat: who has it, its theme and price, in sight while it is answered.
+    assert b["tv-cat-answering"]["answerer"] == "Борис"
+    assert re.fullmatch(r"Кот в мешке · .+ · 300", b["tv-cat-answering"]["note"] or "")
+    # The final's answer: after the final, through the shootout, at the end.
+    assert rec.final_answer
+    assert b["tv-final-judged"]["last"] is None  # the board shows the written answers then
+    assert rec.final_answer in (b["tv-shootout-theme"]["last"] or "")
+    assert "Правильный ответ финала" in b["tv-shootout-theme"]["last"]
+    for name in ("tv-over", "tv-finished"):
+        assert rec.final_answer in (b[name]["final"] or ""), name
+    # Nothing under 24 px on the final's and the results' screens.
+    assert set(rec.small) == set(Recorder.FINAL)
+    assert {k: v for k, v in rec.small.items() if v} == {}
+    # The phone's buzzer: a word per state; armed looks nothing like waiting.
+    z = rec.buzzer
+    assert (z["tv-choose"]["state"], z["tv-choose"]["text"]) == ("wait", "○ Ждите сигнала")
+    assert (z["tv-lamp"]["state"], z["tv-lamp"]["text"]) == ("press", "● ЖМИ!")
+    assert (z["tv-false-start"]["state"], z["tv-false-start"]["text"]) == (
+        "false_start", "✕ Фальстарт!")
+    assert (z["tv-answering"]["state"], z["tv-answering"]["text"]) == ("answer", "▶ Ваш ответ!")
+    states = {z[n]["state"]: z[n] for n in ("tv-choose", "tv-lamp", "tv-false-start",
+                                            "tv-answering")}
+    assert len({x["bg"] for x in states.values()}) == 4
+    assert contrast(states["press"]["bg"], states["wait"]["bg"]) >= 4.5
+    for st, x in states.items():
+        assert contrast(x["bg"], x["fg"]) >= 4.5, st
+    assert z["tv-bets"]["hidden"] and z["tv-over"]["hidden"]
+
+
+def nobody(s: Show) -> None:
+    """A sport question nobody takes: announced, read out, the window closes it."""
+    h = s.host
+    h.keyboard.press("a")
+    s.wait(h, "v.view.lamp === true")
+    h.keyboard.press("r")
+    s.wait(h, "v.view.phase === 'closed'", 15000)
+
+
+def taken(s: Show, seat: int) -> None:
+    h = s.host
+    h.keyboard.press("a")
+    s.wait(h, "v.view.lamp === true")
+    s.press(seat)
+    s.wait(h, f"v.view.answering === {seat}")
+    h.keyboard.press("+")
+    s.wait(h, "v.view.phase === 'closed'")
+
+
+def test_a_battle_tie_extra_themes_then_the_tie_banner(browser: Any, tmp_path: Path) -> None:
+    """Анна and Борис each take one 10; nobody takes the rest: the extra themes of the
+    package are played by the two of them (Вера greyed), then the tie asks for a theme."""
+    inspector = Inspector()
+    with serving(tmp_path) as base:
+        s = Show(browser, base, inspector, {"bypass_csp": True})
+        s.open()
+        h, b = s.host, s.board
+        h.wait_for_selector("#new-game-dialog", state="visible")
+        h.check("#ng-format-battle")
+        h.fill("#ng-window_s", "1")
+        s.start("battle", NAMES, stage="qualification")
+        s.wait(b, "v.rules === 'battle' && v.view.phase === 'ready'")
+        banners: dict[str, tuple[str, list[str]]] = {}
+
+        def banner(name: str) -> None:
+            s.settle(b)
+            story = b.locator("#story")
+            text = story.inner_text() if story.is_visible() else ""
+            out = b.eval_on_selector_all("#scores .p.out .name", "ns => ns.map(n => n.innerText)")
+            banners[name] = (text, out)
+
+        for n in range(20):
+            if n in (0, 5):
+                taken(s, 0 if n == 0 else 1)
+            else:
+                nobody(s)
+            h.keyboard.press("n")
+            s.wait(h, "v.view.phase !== 'closed'")
+        s.wait(b, "v.view.theme && v.view.theme.extra === true")
+        banner("extra")
+        s.at("battle-extra-theme", board=b)
+        for _ in range(10):
+            s.wait(h, "v.view.phase === 'ready'")
+            nobody(s)
+            h.keyboard.press("n")
+            s.wait(h, "v.view.phase !== 'closed'")
+        s.wait(b, "v.view.phase === 'tie'")
+        banner("tie")
+        s.at("battle-tie", host=h, board=b)
+        for page in [s.host, s.board, *s.phones]:
+            page.context.close()
+    assert banners["extra"] == ("Дополнительная тема: Анна, Борис", ["Вера"])
+    assert banners["tie"][0] == "Ничья: Анна, Борис — нужна дополнительная тема"
+    assert not inspector.problems, "\n".join(inspector.problems)
+
+
+def test_phones_take_their_seats_and_the_race_groups_by_signal(browser: Any,
+                                                              tmp_path: Path) -> None:
+    """A phone gives its name in the lobby and is seated when the game starts, without a
+    second choice; a phone joining later picks a seat by name. A wrong answer re-arms the
+    signal: the race view shows the two signals apart."""
+    inspector = Inspector()
+    with serving(tmp_path) as base:
+        s = Show(browser, base, inspector, {"bypass_csp": True})
+        s.open()
+        h, b = s.host, s.board
+        early = s.page(PHONE, has_touch=True, is_mobile=True)
+        early.goto(base + "/play")
+        s.ready(early)
+        assert early.locator("#choose-title").inner_text() == "Как вас зовут?"
+        assert early.locator("#seats button").count() == 0
+        early.fill("#my-name", "Борис")
+        early.click("#lobby-form button[type=submit]")
+        early.wait_for_selector("#lobby-sent", state="visible")
+        assert "Борис" in early.locator("#lobby-sent").inner_text()
+        inspector("phone-lobby", {"phone": early})
+        s.wait(h, "v.ui.lobby.includes('Борис')")
+        s.start("tv", NAMES)
+        s.wait(early, "v.seat === 1")  # no tap: the lobby's name found its seat
+        early.wait_for_selector("#me", state="visible")
+        assert early.locator("#choose").is_hidden()
+        assert early.locator("#my-seat").inner_text() == "Борис"
+        late = s.page(PHONE, has_touch=True, is_mobile=True)
+        late.goto(base + "/play")
+        s.ready(late)
+        s.wait(late, "v.game != null")
+        assert late.locator("#choose-title").inner_text() == "Выберите своё место"
+        assert late.locator("#lobby-form").is_hidden()
+        seats = late.eval_on_selector_all("#seats button", "bs => bs.map(b => b.innerText)")
+        assert [x.split("\n") for x in seats] == [[n, f"место {i + 1}"]
+                                                  for i, n in enumerate(NAMES)]
+        inspector("phone-seats", {"phone": late})
+        late.click("#seats button[data-seat='2']")
+        s.wait(late, "v.seat === 2")
+        # Two signals: Анна answers wrong, the lamp is lit again, Вера and Борис press.
+        s.choice("pick_chooser", NAMES[0])
+        s.wait(h, "v.view.phase === 'choose'")
+        h.click("#board-pick button[data-cell='0:0']")
+        s.wait(h, "v.view.phase === 'reading'")
+        h.keyboard.press("Space")
+        s.wait(h, "v.view.phase === 'buttons'")
+        s.press(0)
+        s.wait(h, "v.view.phase === 'answering'")
+        h.keyboard.press("-")
+        s.wait(h, "v.view.phase === 'after_wrong'")
+        h.keyboard.press("Space")
+        s.wait(h, "v.view.phase === 'buttons'")
+        s.press(2)
+        s.wait(h, "v.view.phase === 'answering'")
+        s.wait(early, "v.view.phase === 'answering'")
+        inspector("phone-other-answers", {"phone": early})
+        assert early.evaluate(BUZZER)["text"] == "… Отвечает Вера"
+        s.press(1)
+        s.wait(h, "v.view.question.race.presses.length === 3")
+        h.click("#race-toggle")
+        s.wait(b, "v.ui.race_shown === true && v.view.question.race.presses.length === 3")
+        s.settle(b)
+        groups = b.evaluate("""() => [...document.querySelectorAll("#race tbody")].map((g) =>
+          [...g.rows].map((r) => [...r.cells].map((c) => c.innerText.trim())))""")
+        inspector("tv-race-two-signals", {"board": b})
+        for page in [h, b, early, late]:
+            page.context.close()
+    assert groups[0][0] == ["Сигнал 1"] and groups[1][0] == ["Сигнал 2"]
+    assert [r[0] for r in groups[0][1:]] == ["Анна"]
+    assert [r[0] for r in groups[1][1:]] == ["Вера", "Борис"]
+    ms = [int(r[1].replace("−", "-").split()[0]) for r in groups[1][1:]]
+    assert ms == sorted(ms)
+    assert not inspector.problems, "\n".join(inspector.problems)
+
+
+def test_the_kiosk_board_fits_a_smaller_tv(browser: Any, tmp_path: Path) -> None:
+    """At 1280×800 with a long box name the idle screen's title wraps inside the screen and
+    the codes stay whole; the game's board fits too."""
+    inspector = Inspector()
+    with serving(tmp_path, LONG_BOX_NAME) as base:
+        s = Show(browser, base, inspector, {"bypass_csp": True})
+        s.open()
+        small = s.page(KIOSK, bypass_csp=True)
+        small.goto(base + "/board")
+        s.ready(small)
+        box = small.evaluate("""() => {
+          const r = (n) => { const b = n.getBoundingClientRect();
+                             return [b.left, b.top, b.right, b.bottom]; };
+          const title = document.querySelector("#idle-name");
+          const line = parseFloat(getComputedStyle(title).lineHeight);
+          return {title: r(title), codes: [...document.querySelectorAll("#idle img")].map(r),
+                  text: title.innerText,
+                  lines: Math.round(title.getBoundingClientRect().height / line)}; }""")
+        inspector("kiosk-idle", {"board": small})
+        assert box["text"] == LONG_BOX_NAME and box["lines"] >= 2
+        for left, top, right, bottom in [box["title"], *box["codes"]]:
+            assert left >= 0 and top >= 0 and right <= KIOSK["width"] and bottom <= KIOSK["height"]
+        assert len(box["codes"]) == 2
+        s.start("tv", NAMES)
+        s.choice("pick_chooser", NAMES[0])
+        s.wait(small, "v.view.phase === 'choose'")
+        inspector("kiosk-choose", {"board": small})
+        s.host.click("#board-pick button[data-cell='0:0']")
+        s.wait(small, "v.view.phase === 'reading'")
+        s.settle(small)
+        inspector("kiosk-reading", {"board": small})
+        big = s.board
+        assert big.viewport_size == BOARD
+        for page in [s.host, big, small]:
+            page.context.close()
+    assert not inspector.problems, "\n".join(inspector.problems)
