@@ -15,11 +15,13 @@ from appliance.rules.battle.state import (
     QUESTIONS_PER_THEME,
     TIE,
     Battle,
+    Judgement,
     late_press,
     others_may_queue,
     ranking,
 )
 from appliance.rules.protocol import Refused
+from appliance.rules.seq import Seq
 from appliance.rules.undo import can_undo
 
 
@@ -88,6 +90,32 @@ def _revealed(state: Battle) -> dict[str, Any] | None:
     return {"theme": state.themes[q.theme].name, "value": q.value, **spec.to_json()}
 
 
+# (judgements, themes, players, the host's rows for them) of the last host view: an update
+# that adds no judgement labels none, and one that appends a judgement labels only that one,
+# so the host's view does not cost more per update as the game grows. A row depends on its
+# judgement, its question's theme and value (fixed once announced), and the names.
+_LAST_JUDGEMENTS: tuple[Seq[Judgement], tuple[Any, ...], tuple[str, ...],
+                        list[dict[str, Any]]] | None = None
+
+
+def _judgements(state: Battle) -> list[dict[str, Any]]:
+    global _LAST_JUDGEMENTS
+    memo, js = _LAST_JUDGEMENTS, state.judgements
+    rows: list[dict[str, Any]] = []
+    if memo is not None and memo[1] is state.themes and memo[2] is state.players:
+        if memo[0] is js:
+            return list(memo[3])
+        grown = len(js) == len(memo[0]) + 1  # then `js` has one item more than the memo's
+        if grown and all(a is b for a, b in zip(memo[0], js, strict=False)):
+            rows = list(memo[3])
+    for i in range(len(rows), len(js)):
+        j = js[i]
+        rows.append({"ref": i, "label_ru": judgement_label(state, i)[0], "player": j.player,
+                     "verdict": j.verdict, "points": j.points})
+    _LAST_JUDGEMENTS = (js, state.themes, state.players, rows)
+    return list(rows)
+
+
 def view(state: Battle, role: str) -> dict[str, Any]:
     if role == "hardware":
         q = state.current
@@ -105,9 +133,7 @@ def view(state: Battle, role: str) -> dict[str, Any]:
             "question": spec.to_json(),  # the host reads it, answer included
             "race": race,
             "late_press": late_press(state),
-            "judgements": [{"ref": i, "label_ru": judgement_label(state, i)[0],
-                            "player": j.player, "verdict": j.verdict, "points": j.points}
-                           for i, j in enumerate(state.judgements)],
+            "judgements": _judgements(state),
             "corrections": [{"player": p, "points": d} for p, d in state.corrections],
             "can_undo": can_undo(state),
             "settings": state.settings.to_json(),
