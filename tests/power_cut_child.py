@@ -38,18 +38,35 @@ if __name__ == "__main__":
     run(sys.argv[1], sys.argv[2])
 
 
-def play_battle(path: str, out_path: str, stall: bool) -> None:
+class SlowLoserStore(Store):
+    """A real store whose commit of the losing press of each question takes a second (a
+    slow fsync), so the settle window closes while it is being written."""
+
+    loser: int | None = None
+
+    def append(self, game, events):
+        import time
+
+        if any(e.type == "press" and e.data["player"] == self.loser for e in events):
+            time.sleep(1)
+        return super().append(game, events)
+
+
+def play_battle(path: str, out_path: str, stall: bool, slow_loser: bool = False) -> None:
     """A sport battle played as fast as the loop allows, with the lamp's early subscriber
     (as `gpio.start` subscribes the outputs) writing ``lamp Q SEAT`` when a settle window's
     winner is shown, before the commit. Every acknowledged command is written as ``ack TYPE
     Q [SEAT]``. With `stall`, the lamp's subscriber then holds the loop for a second, so a
-    kill lands between the lamp and the commit."""
+    kill lands between the lamp and the commit. With `slow_loser`, the winner presses first
+    and the loser's press takes a second to commit: the lamp watch lights the lamp while it
+    is being written, so a kill lands between the lamp and the loser's commit."""
     import time
 
     from appliance.rules.protocol import press
 
     out = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
-    loop = GameLoop(Store(path))
+    store = SlowLoserStore(path) if slow_loser else Store(path)
+    loop = GameLoop(store)
 
     def lamp(update):
         if update.committed:
@@ -66,7 +83,7 @@ def play_battle(path: str, out_path: str, stall: bool) -> None:
     if loop.current is None:
         loop.new_game("battle", {"players": ["А", "Б", "В"],
                                  "themes": [{"name": f"Тема {i}"} for i in range(400)],
-                                 "settings": {"settle_ms": 5}}).result()
+                                 "settings": {"settle_ms": 50 if slow_loser else 5}}).result()
     os.write(out, b"ready\n")
 
     def do(cmd, q, *extra):
@@ -86,8 +103,13 @@ def play_battle(path: str, out_path: str, stall: bool) -> None:
             n += 1
             t = time.monotonic_ns()
             first = n % 3
-            do(press((first + 1) % 3, t + 2_000), q, (first + 1) % 3)
-            do(press(first, t), q, first)
+            if slow_loser:
+                store.loser = (first + 1) % 3
+                do(press(first, t), q, first)
+                do(press((first + 1) % 3, t + 2_000), q, (first + 1) % 3)
+            else:
+                do(press((first + 1) % 3, t + 2_000), q, (first + 1) % 3)
+                do(press(first, t), q, first)
             limit = time.monotonic() + 2
             while rules.view(loop.snapshot()[1], "board")["phase"] == "open":
                 if time.monotonic() > limit:

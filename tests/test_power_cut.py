@@ -151,17 +151,28 @@ def test_power_cut_after_the_lamp(tmp_path):
     decision. Kill the box at random moments and right after the lamp (the loop held
     between the lamp and the commit): every acknowledged command is in the log, and every
     lamp shown is the answerer the log holds, or the one the restarted box decides again."""
+    lamp_kills(tmp_path, slow_loser=False)
+
+
+def test_power_cut_while_a_losing_press_is_written(tmp_path):
+    """The lamp watch lights the lamp while a losing press is still being committed (its
+    fsync slow): kill the box then. The losing press was never acknowledged and may be
+    lost; the lamp showed a press already in the log, and the restarted box decides it."""
+    lamp_kills(tmp_path, slow_loser=True)
+
+
+def lamp_kills(tmp_path: Path, slow_loser: bool) -> None:
     path = tmp_path / "svoyak.db"
     rng = random.Random(int.from_bytes(os.urandom(4), "big"))
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["power_cut_child"])
     lamps: dict[int, int] = {}
-    rederived = 0
+    rederived = during_commit = 0
     for kill in range(LAMP_KILLS):
         out = tmp_path / f"lamp-{kill}.txt"
         stall = kill % 2 == 1
-        child = ctx.Process(target=power_cut_child.play_battle, args=(str(path), str(out),
-                                                                     stall))
+        child = ctx.Process(target=power_cut_child.play_battle,
+                            args=(str(path), str(out), stall and not slow_loser, slow_loser))
         child.start()
         wait_for(out, "ready")
         if stall:
@@ -181,6 +192,7 @@ def test_power_cut_after_the_lamp(tmp_path):
                 assert seat in presses[q], "a lamp lit for a press the log does not hold"
                 if q not in answerer:
                     rederived += 1
+                    during_commit += len(presses[q]) == 1  # the loser's press not written
             elif parts[0] == "ack":
                 kind, q_text = parts[1], parts[2]
                 q = last_q if q_text == "next" else int(q_text)
@@ -197,3 +209,5 @@ def test_power_cut_after_the_lamp(tmp_path):
                                             f"the log holds {answerer.get(q)}"
     assert lamps, "no lamp was ever lit"
     assert rederived >= LAMP_KILLS // 2, rederived  # every stalled kill cut before the commit
+    if slow_loser:  # lit by the lamp watch while the loser's press was being written
+        assert during_commit >= LAMP_KILLS // 4, during_commit

@@ -42,6 +42,7 @@ from typing import Any
 from appliance.rules import registry
 from appliance.rules.protocol import Action, Command, Event, Refused, Rules
 from appliance.runtime.inbox import HOST_LANE, Inbox, lane_of
+from appliance.runtime.lampwatch import LampWatch
 from appliance.runtime.running import RunningGame, Step
 from appliance.runtime.store import Store
 
@@ -114,7 +115,9 @@ class GameLoop:
     """One thread, all games. See the module docstring for the contract."""
 
     def __init__(self, store: Store, clock: Callable[[], int] = time.monotonic_ns, *,
-                 resolve: Callable[[str], Rules[Any]] = registry.get):
+                 resolve: Callable[[str], Rules[Any]] = registry.get, lamp_watch: bool = True):
+        """`lamp_watch` False: the lamp always waits for a commit under way (the behaviour
+        before `appliance.runtime.lampwatch`, which `bench/arbitration.py` compares)."""
         self.store = store
         self.clock = clock
         self._resolve = resolve
@@ -127,6 +130,8 @@ class GameLoop:
         self._inline: list[Subscriber] = []
         self._others: list[Subscriber] = []
         self._shown_early: RunningGame | None = None  # told early, commit still pending
+        self._watch = LampWatch(clock, self._quiet, self._show_watched,
+                                lambda: lamp_watch and bool(self._early))
         self._thread: threading.Thread | None = None
         self._notifier: threading.Thread | None = None
         self._resumed = False
@@ -149,6 +154,7 @@ class GameLoop:
         self._notifier = threading.Thread(target=self._notify_others, name="game-notifier",
                                           daemon=True)
         self._notifier.start()
+        self._watch.start()
         self._thread.start()
         return self
 
@@ -159,6 +165,7 @@ class GameLoop:
             return
         self._inbox.put(_STOP)
         self._thread.join(timeout)
+        self._watch.stop(timeout)
         self._outbox.put(_STOP)
         if self._notifier is not None:
             self._notifier.join(timeout)
@@ -206,6 +213,11 @@ class GameLoop:
         """Commands waiting in the loop's inbox, of one source (`lane`, see
         `appliance.runtime.inbox`) or of all."""
         return self._inbox.pending(lane)
+
+    def lamp_watch(self) -> dict[str, int]:
+        """Deadlines the lamp watch lit during another commit (``shown``) and those it left
+        to wait for that commit (``held``): see `appliance.runtime.lampwatch`."""
+        return {"shown": self._watch.shown, "held": self._watch.held}
 
     def refused_busy(self) -> dict[str, int]:
         """Per source, the commands refused at once because that source's room was full."""
@@ -286,6 +298,7 @@ class GameLoop:
     def wake(self) -> None:
         """Make the loop look at the clock again (tests that move a fake clock use this)."""
         self._inbox.put(_WAKE)
+        self._watch.poke()
 
     # -- internals -------------------------------------------------------------------------
     def _session(self, game: int | None) -> RunningGame:
@@ -357,7 +370,8 @@ class GameLoop:
                 continue
             steps: list[Step] = []
             try:
-                session.due(now + session.offset_ns, self._decided(session), steps)
+                session.due(now + session.offset_ns, self._decided(session), steps,
+                            self._watch.committing)
             except Exception as e:
                 log.exception("game %s: a timeout's commit failed", session.game)
                 self._failed(session, steps)
@@ -436,7 +450,8 @@ class GameLoop:
             return
         steps: list[Step] = []
         try:
-            session.run(session.to_game_time(command), self._decided(session), steps)
+            session.run(session.to_game_time(command), self._decided(session), steps,
+                        self._watch.committing)
         except Exception:
             self._failed(session, steps)  # the timeouts committed before the failed commit
             raise
@@ -480,6 +495,20 @@ class GameLoop:
                                            command=command, committed=False))
 
         return tell
+
+    def _quiet(self, due_ns: int) -> bool:
+        """For the lamp watch: the box clock has passed `due_ns` and no command waits, so
+        the loop would fire that deadline now if it were not inside a commit."""
+        with self._gate:
+            return self._inbox.pending() == 0 and self.clock() >= due_ns  # wakes aside
+
+    def _show_watched(self, session: RunningGame, command: Command, events: list[Event],
+                      state: Any) -> None:
+        """The lamp watch's decision (on its thread, while the loop thread waits on a
+        commit: never at the same time as the loop's own calls)."""
+        self._shown_early = session
+        self._call(self._early, Update(session.game, session.rules, state, events,
+                                       command=command, committed=False))
 
     def _unshow_early(self) -> None:
         """A commit failed after early subscribers saw its decision: show them the state

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,9 @@ MAX_TIMEOUTS_PER_STEP = 1000
 # Told (command, events, state) once a deadline's events are decided and folded, before they
 # are committed: see `RunningGame.due`.
 Decided = Callable[[Command, list[Event], Any], None]
+# Entered around a commit with (the game, the state the commit leads to): see
+# `appliance.runtime.lampwatch`.
+Committing = Callable[["RunningGame", Any], AbstractContextManager[None]]
 
 
 def fold_log(rules: Rules, state: Any, events: Sequence[Event]) -> Any:
@@ -117,10 +121,12 @@ class RunningGame:
         return d
 
     # -- steps -----------------------------------------------------------------------------
-    def handle(self, command: Command, decided: Decided | None = None) -> list[Event]:
+    def handle(self, command: Command, decided: Decided | None = None,
+               committing: Committing | None = None) -> list[Event]:
         """Decide and commit one command (game clock). Raises `Refused`; then nothing
         changed. Returns the committed events once they are on disk. `decided`, if given,
-        is told the events and the state they lead to before the commit."""
+        is told the events and the state they lead to before the commit; `committing` is
+        entered around the commit."""
         if self.finished:
             raise Refused("Игра окончена.", "The game is over.", "finished")
         events = normalize(self.rules.decide(self.state, command))
@@ -129,12 +135,17 @@ class RunningGame:
         state = fold(self.rules, self.state, events)
         if decided is not None:
             decided(command, events, state)
-        self.store.append(self.game, events)
+        if committing is None:
+            self.store.append(self.game, events)
+        else:
+            with committing(self, state):
+                self.store.append(self.game, events)
         self.state = state
         return events
 
     def due(self, until_ns: int, decided: Decided | None = None,
-            steps: list[Step] | None = None) -> list[Step]:
+            steps: list[Step] | None = None,
+            committing: Committing | None = None) -> list[Step]:
         """Feed a timeout at each deadline up to `until_ns` (game clock), in order.
 
         `decided` hears each timeout's events before their commit. That is safe for a
@@ -145,7 +156,8 @@ class RunningGame:
         not in the log until its own commit, so it is told only after that.
 
         The steps are appended to `steps` (a new list if None) as they are committed, so a
-        caller whose later commit raised still knows which ones to tell."""
+        caller whose later commit raised still knows which ones to tell. `committing`: see
+        `handle`."""
         steps = [] if steps is None else steps
         for _ in range(MAX_TIMEOUTS_PER_STEP):
             d = self.deadline()
@@ -153,7 +165,7 @@ class RunningGame:
                 break
             cmd = timeout(d)
             try:
-                events = self.handle(cmd, decided)
+                events = self.handle(cmd, decided, committing)
             except Refused as r:
                 self._stuck = (d, self.state)
                 steps.append(Step(cmd, [], r, self.state))
@@ -164,14 +176,17 @@ class RunningGame:
         return steps
 
     def run(self, command: Command, decided: Decided | None = None,
-            steps: list[Step] | None = None) -> list[Step]:
+            steps: list[Step] | None = None,
+            committing: Committing | None = None) -> list[Step]:
         """The deadlines that fell due by the command's arrival (a deadline equal to the
         arrival comes first, as in the engines' own catch-up), then the command: the last
         step is the command's own (refused or not). `decided` and `steps`: see `due` (if a
-        commit raises, `steps` holds the timeouts committed before it)."""
+        commit raises, `steps` holds the timeouts committed before it). `committing` is
+        entered around the command's own commit only, not its catch-up's."""
         steps = self.due(command.arrival_ns, decided, steps)
         try:
-            steps.append(Step(command, self.handle(command), None, self.state))
+            steps.append(Step(command, self.handle(command, None, committing), None,
+                              self.state))
         except Refused as r:
             steps.append(Step(command, [], r, self.state))
         return steps

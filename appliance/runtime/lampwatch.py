@@ -1,0 +1,161 @@
+"""The lamp while the log is being written («лампа, пока пишется журнал»).
+
+The loop lights the lamp for a deadline's decision before that decision's commit, because
+the decision follows from the log already on disk (`RunningGame.due`). But the loop thread
+may itself be inside another commit when a deadline falls due — typically a press that
+reached the box just before the settle window closed — and then the lamp waited for that
+commit's fsync: the p99 of `bench/arbitration.py` on a real disk.
+
+The watch is a second thread that, while the loop thread waits on a commit, wakes at the
+next deadline and decides it twice: from the state that commit leads to, and from the state
+before it (what the log holds if the commit never reaches the disk). If both give the same
+hardware view (lamp, answering seat, queue), that view is shown at once: whether or not the
+commit survives a power cut, the restarted box reaches the same deadline and decides the same
+answerer. If they differ (the press being written is the winner), the lamp waits for the
+commit, as before. Nothing is committed or told to screens from here; the loop decides and
+commits the deadline as always once its commit returns, and the lamp is told that again.
+
+It acts only when the loop could fire the deadline itself if it were free: the deadline is
+the same before and after the commit, the clock has passed it, and no command waits in the
+inbox (one might be an earlier press that the deadline must not beat; commands are stamped
+and queued under the loop's gate, which `quiet` takes). The commit watched is the last step
+of what the loop is doing (a command's own commit, or a timeout of the loop's own deadline
+round), never a timeout fed as a command's catch-up: that command is not decided yet.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from appliance.rules.protocol import Command, Event, Rules, fold, timeout
+from appliance.runtime.store import normalize
+
+log = logging.getLogger(__name__)
+
+# A commit is watched only if its deadline is this close: fsyncs are milliseconds, and a
+# far deadline (the 7 s window) is decided by the loop itself long after the commit returns.
+HORIZON_NS = 500_000_000
+
+
+@dataclass(slots=True)
+class _Job:
+    rules: Rules[Any]
+    game: Any  # the RunningGame whose commit is under way
+    before: Any  # the state the log holds
+    after: Any  # the state the commit leads to
+    deadline: int  # game clock
+    due_ns: int  # box clock
+    tried: bool = False
+
+
+class LampWatch:
+    """See the module docstring. `quiet(due_ns)`: True if the box clock has passed `due_ns`
+    and the loop's inbox is empty (checked under the loop's gate); `show(game, command,
+    events, state)`: tell the early subscribers; `wanted()`: whether anyone listens early."""
+
+    def __init__(self, clock: Callable[[], int], quiet: Callable[[int], bool],
+                 show: Callable[[Any, Command, list[Event], Any], None],
+                 wanted: Callable[[], bool]) -> None:
+        self._clock = clock
+        self._quiet = quiet
+        self._show = show
+        self._wanted = wanted
+        self._cond = threading.Condition()
+        self._job: _Job | None = None
+        self._stopped = False
+        self._thread: threading.Thread | None = None
+        self.shown = 0  # lamps lit during another commit
+        self.held = 0  # deadlines that had to wait for the commit
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="lamp-watch", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify()
+        if self._thread is not None:
+            self._thread.join(timeout_s)
+
+    def poke(self) -> None:
+        """Look at the clock again (tests that move a fake clock)."""
+        with self._cond:
+            self._cond.notify()
+
+    @contextmanager
+    def committing(self, game: Any, after: Any) -> Iterator[None]:
+        """Around a commit of `game` (a `RunningGame`) that leads to `after`."""
+        job = self._job_for(game, after)
+        if job is None:
+            yield
+            return
+        with self._cond:
+            self._job = job
+            self._cond.notify()
+        try:
+            yield
+        finally:
+            with self._cond:  # waits for a lamp the watch is showing right now
+                self._job = None
+                self._cond.notify()
+
+    def _job_for(self, game: Any, after: Any) -> _Job | None:
+        if not self._wanted():
+            return None
+        rules = game.rules
+        d = rules.next_deadline(after)
+        if d is None or rules.next_deadline(game.state) != d:
+            return None  # the commit moves the deadline: the lamp depends on it
+        due = d - game.offset_ns
+        if due - self._clock() > HORIZON_NS:
+            return None
+        return _Job(rules, game, game.state, after, d, due)
+
+    def _run(self) -> None:
+        with self._cond:
+            while not self._stopped:
+                job = self._job
+                if job is None or job.tried:
+                    self._cond.wait()
+                    continue
+                left = job.due_ns - self._clock()
+                if left > 0:
+                    self._cond.wait(left / 1e9)
+                    continue
+                job.tried = True
+                try:
+                    self._try(job)
+                except Exception:  # a bug here must not stop the watch; the loop decides
+                    log.exception("lamp watch failed")
+
+    def _try(self, job: _Job) -> None:
+        if not self._quiet(job.due_ns):
+            self.held += 1
+            return
+        after = _decide(job.rules, job.after, job.deadline)
+        before = _decide(job.rules, job.before, job.deadline)
+        if after is None or before is None or after[2] != before[2]:
+            self.held += 1
+            return
+        events, state, _ = after
+        self._show(job.game, timeout(job.deadline), events, state)
+        self.shown += 1
+
+
+def _decide(rules: Rules[Any], state: Any, deadline: int) -> tuple[list[Event], Any, Any] | None:
+    """The timeout's events, the state they lead to and its hardware view (as the loop would
+    decide them; None if it decides nothing)."""
+    try:
+        events = normalize(rules.decide(state, timeout(deadline)))
+        if not events:
+            return None
+        new = fold(rules, state, events)
+        return events, new, rules.view(new, "hardware")
+    except Exception:
+        return None

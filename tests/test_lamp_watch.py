@@ -1,0 +1,151 @@
+"""The lamp while another commit is being written (appliance/runtime/lampwatch.py): a losing
+press still being committed when the settle window closes does not hold the lamp; the
+winner's own press being committed does; nor does the watch fire while a command waits in
+the inbox. A real loop, a real SQLite file whose press commits wait on a gate (a slow
+fsync), a fake clock: no timing in the assertions but "nothing happened yet"."""
+
+import threading
+import time
+
+from drive import FakeClock, settle
+
+from appliance.rules.protocol import press
+from appliance.runtime.loop import GameLoop
+from appliance.runtime.store import Store
+
+MS = 1_000_000
+THEMES = [{"name": "Тема", "questions": [{"text": f"В{k}", "answer": "О"} for k in range(5)]}]
+SETUP = {"players": ["А", "Б", "В"], "themes": THEMES, "settings": {"settle_ms": 10}}
+
+
+class SlowPresses(Store):
+    """A real store whose press commits wait for a gate once it is closed."""
+
+    def __init__(self, path):
+        super().__init__(path)
+        self.closed = False
+        self.gate = threading.Event()
+        self.waiting = threading.Event()
+
+    def append(self, game, events):
+        if self.closed and any(e.type == "press" for e in events):
+            self.waiting.set()
+            assert self.gate.wait(10)
+        return super().append(game, events)
+
+
+class Lamp:
+    def __init__(self) -> None:
+        self.seen: list[tuple[bool, int]] = []
+        self.lit = threading.Event()
+
+    def __call__(self, update) -> None:
+        for e in update.events:
+            if e.type == "answerer":
+                self.seen.append((update.committed, e.data["player"]))
+                self.lit.set()
+
+
+def start(tmp_path):
+    clock = FakeClock()
+    store = SlowPresses(tmp_path / "svoyak.db")
+    loop = GameLoop(store, clock)
+    lamp = Lamp()
+    loop.subscribe(lamp, inline=True, early=True)
+    loop.start()
+    game = loop.new_game("battle", SETUP).result(5)
+    from appliance.rules.protocol import Command
+
+    assert loop.submit(Command("announce")).result(5).refused is None
+    return clock, store, loop, lamp, game
+
+
+def answerers(store, game):
+    return [e.data["player"] for e in store.events(game) if e.type == "answerer"]
+
+
+def wait_until(cond, limit_s=10):
+    limit = time.monotonic() + limit_s
+    while not cond():
+        assert time.monotonic() < limit, "never happened"
+        time.sleep(0.002)
+
+
+def test_a_losing_press_being_written_does_not_hold_the_lamp(tmp_path):
+    clock, store, loop, lamp, game = start(tmp_path)
+    try:
+        t0 = clock()
+        assert loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
+        store.closed = True
+        loser = loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS))
+        assert store.waiting.wait(5)  # the loser's commit is under way (its fsync is slow)
+        clock.set(t0 + 11 * MS)  # the settle window of seat 0 closes meanwhile
+        loop.wake()
+        assert lamp.lit.wait(5)
+        # Lit before that commit returned, for the press already in the log ...
+        assert lamp.seen == [(False, 0)]
+        assert not loser.done()
+        assert answerers(store, game) == []
+        assert loop._watch.shown == 1
+        # ... and the loop then decides the same, and commits it.
+        store.gate.set()
+        assert loser.result(5).refused is None
+        settle(loop, clock)
+        assert answerers(store, game) == [0]
+        assert lamp.seen[-1] == (True, 0)
+        assert {seat for _, seat in lamp.seen} == {0}
+    finally:
+        store.gate.set()
+        loop.stop()
+        store.close()
+
+
+def test_the_winners_own_press_being_written_holds_the_lamp(tmp_path):
+    """If the press being written is the earliest, the lamp must wait: lit for it before
+    its commit, a power cut could leave a log in which another seat answers."""
+    clock, store, loop, lamp, game = start(tmp_path)
+    try:
+        t0 = clock()
+        assert loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS)).result(5).refused is None
+        store.closed = True
+        winner = loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 5 * MS))
+        assert store.waiting.wait(5)
+        clock.set(t0 + 14 * MS)  # past both settle deadlines
+        loop.wake()
+        time.sleep(0.3)  # give the watch every chance to (wrongly) light the lamp
+        assert lamp.seen == []
+        store.gate.set()
+        assert winner.result(5).refused is None
+        settle(loop, clock)
+        assert answerers(store, game) == [0]
+        assert lamp.seen[0] == (False, 0) and lamp.seen[-1] == (True, 0)
+    finally:
+        store.gate.set()
+        loop.stop()
+        store.close()
+
+
+def test_a_command_waiting_in_the_inbox_holds_the_lamp(tmp_path):
+    """A press that reached the box before the window closed but waits behind the commit
+    may be the earliest: the watch leaves the deadline to the loop."""
+    clock, store, loop, lamp, game = start(tmp_path)
+    try:
+        t0 = clock()
+        assert loop.submit(press(0, t0 + 2 * MS, at_ns=t0 + 3 * MS)).result(5).refused is None
+        store.closed = True
+        loop.submit(press(1, t0 + 4 * MS, at_ns=t0 + 5 * MS))
+        assert store.waiting.wait(5)
+        queued = loop.submit(press(2, t0 + 1 * MS, at_ns=t0 + 6 * MS))  # earliest of all
+        clock.set(t0 + 20 * MS)
+        loop.wake()
+        wait_until(lambda: loop._watch.held >= 1)
+        assert lamp.seen == []
+        store.gate.set()
+        assert queued.result(5).refused is None
+        settle(loop, clock)
+        assert answerers(store, game) == [2]
+        assert {seat for _, seat in lamp.seen} == {2}
+    finally:
+        store.gate.set()
+        loop.stop()
+        store.close()
