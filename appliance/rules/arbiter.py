@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from appliance.rules.records import replace
+from appliance.rules.records import copier, replace
 
 MS = 1_000_000
 
@@ -139,6 +139,9 @@ class Race:
                 for p in sorted(self.presses, key=self.order_key)]
 
 
+_copy_race = copier(Race)
+
+
 def new_race(
     seats: int,
     settings: Settings | None = None,
@@ -235,7 +238,8 @@ def press(race: Race, player: int, t_ns: int, by: str = "button") -> Race:
 
 
 def _record(race: Race, rec: PressRecord, **changes: Any) -> Race:
-    return replace(race, presses=race.presses + (rec,), **changes)
+    changes["presses"] = race.presses + (rec,)
+    return _copy_race(race, changes)
 
 
 def _reclock(race: Race, player: int, old: int, new: int) -> Race:
