@@ -23,17 +23,23 @@ from appliance.rules.battle.state import (
     QuestionSpec,
 )
 from appliance.rules.protocol import Event
-from appliance.rules.records import replace
+from appliance.rules.records import copier, replace
+from appliance.rules.seq import Seq
+
+_copy_battle = copier(Battle)
+_copy_played = copier(Played)
 
 
 def _with_current(state: Battle, **changes: Any) -> Battle:
-    return replace(state, played=state.played.set_last(replace(state.played[-1], **changes)))
+    played = state.played
+    return _copy_battle(state, {"played": played.set_last(_copy_played(played[-1], changes))})
 
 
 def _set_current(state: Battle, q: Played, **changes: Any) -> Battle:
     """`state` with `q` as the question being played, and `changes`: one copy of the battle
     (the hot folds build `q` themselves, so an event copies each record once)."""
-    return replace(state, played=state.played.set_last(q), **changes)
+    changes["played"] = state.played.set_last(q)
+    return _copy_battle(state, changes)
 
 
 def _ev_announced(state: Battle, e: Event) -> Battle:
@@ -53,7 +59,7 @@ def _ev_press(state: Battle, e: Event) -> Battle:
     q = state.played[-1]
     data = e.data
     race = arbiter.press(q.race, data["player"], e.t_ns, data.get("by", "button"))
-    return _set_current(state, replace(q, race=race))
+    return _copy_battle(state, {"played": state.played.set_last(_copy_played(q, {"race": race}))})
 
 
 def _ev_short_word(state: Battle, e: Event) -> Battle:
@@ -90,10 +96,14 @@ def _ev_rearmed(state: Battle, e: Event) -> Battle:
         window_from_ns=e.t_ns if q.reading_done_ns is not None else None), phase=OPEN)
 
 
+def _closed(q: Played, reason: str) -> Played:
+    """The question over, for `reason`: buttons off for good, no window running."""
+    return replace(q, race=arbiter.close(q.race), closed=reason, window_from_ns=None,
+                   mandatory=False)
+
+
 def _ev_question_closed(state: Battle, e: Event) -> Battle:
-    q = state.played[-1]
-    return replace(_with_current(state, race=arbiter.close(q.race), closed=e.data["reason"],
-                                 window_from_ns=None, mandatory=False), phase=CLOSED)
+    return _set_current(state, _closed(state.played[-1], e.data["reason"]), phase=CLOSED)
 
 
 def _ev_advanced(state: Battle, e: Event) -> Battle:
@@ -137,32 +147,27 @@ def _ev_rejudged(state: Battle, e: Event) -> Battle:
     return replace(state, judgements=state.judgements.set(ref, j))
 
 
-def _voided(state: Battle, refs: list[int]) -> Battle:
-    js = state.judgements
+def _voided(js: Seq[Judgement], refs: list[int]) -> Seq[Judgement]:
     for ref in refs:
         js = js.set(ref, replace(js[ref], voided=True))
-    return replace(state, judgements=js)
+    return js
 
 
 def _ev_question_removed(state: Battle, e: Event) -> Battle:
-    state = _voided(state, e.data["refs"])
-    q = state.played[-1]
-    return replace(_with_current(state, race=arbiter.close(q.race), closed="removed",
-                                 window_from_ns=None, mandatory=False), phase=CLOSED)
+    return _set_current(state, _closed(state.played[-1], "removed"), phase=CLOSED,
+                        judgements=_voided(state.judgements, e.data["refs"]))
 
 
 def _ev_question_replaced(state: Battle, e: Event) -> Battle:
-    state = _voided(state, e.data["refs"])
     q = state.played[-1]
-    state = _with_current(state, race=arbiter.close(q.race), closed="replaced",
-                          window_from_ns=None, mandatory=False)
     r = e.data["replacement"]
     spec = QuestionSpec(str(r.get("text", "")), str(r.get("answer", "")),
                         str(r.get("comment", "")))
     pool = e.data.get("from_pool")
-    return replace(state, phase=READY, theme=q.theme, number=q.number,
-                   replacements=state.replacements + (((q.theme, q.number), spec),),
-                   used_pool=state.used_pool + ((tuple(pool),) if pool else ()))
+    return _set_current(state, _closed(q, "replaced"), phase=READY, theme=q.theme,
+                        number=q.number, judgements=_voided(state.judgements, e.data["refs"]),
+                        replacements=state.replacements + (((q.theme, q.number), spec),),
+                        used_pool=state.used_pool + ((tuple(pool),) if pool else ()))
 
 
 def _ev_score_set(state: Battle, e: Event) -> Battle:
