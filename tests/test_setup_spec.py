@@ -91,3 +91,24 @@ def test_new_game_cli_prints_a_script_start_the_runner_accepts(tmp_path: Path):
                           "--preset", "tv"], cwd=ROOT, capture_output=True, text=True,
                          timeout=60)
     assert bad.returncode == 2 and "3" in bad.stderr  # the TV preset needs 3 players
+
+
+def test_the_rules_a_host_may_start_are_the_registrys(monkeypatch):
+    """`new_game` from a screen accepts exactly the rules that describe their setup: the
+    registry's list, not one kept in the web layer."""
+    from types import SimpleNamespace
+
+    from webui import inbound
+
+    def accepted(rules):
+        out = inbound.new_game({"rules": rules, "players": ["A", "B"]})
+        return isinstance(out, tuple)
+
+    assert accepted("battle") and accepted("tv")
+    for refused in ("tournament", "chess", ["tv"], 3):  # no setup of its own; unknown; shapes
+        out = inbound.new_game({"rules": refused, "players": ["A", "B"]})
+        assert isinstance(out, dict) and out["refused"]["code"] in ("unknown_rules", "malformed")
+    spec = registry.setups()["tv"]
+    fake = SimpleNamespace(SETUP_SPEC=spec, **{f: (lambda *a: None) for f in registry._REQUIRED})
+    monkeypatch.setitem(registry.REGISTRY, "club-night", fake)
+    assert accepted("club-night")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any, TypeGuard
 
+from appliance.rules import registry
 from webui import i18n
 
 # Seats a game may have at most (the rules know fewer; this bounds a lobby before a game).
@@ -23,7 +24,6 @@ MAX_DEPTH = 4
 # Commands waiting in the game loop's queue beyond which screens' commands are refused
 # ("the box is busy") instead of queued; the wired buttons are never refused.
 INBOX_HIGH_WATER = 256
-RULES = ("battle", "tv")
 # Timers and options a host may set when starting a game.
 MAX_OPTION = 100
 
@@ -117,7 +117,9 @@ def new_game(data: Any) -> tuple[str, list[str], str | None, dict[str, Any]] | d
             not isinstance(data.get("keep", False), bool):
         return MALFORMED
     rules = data.get("rules") or "battle"
-    if rules not in RULES:
+    # The rules a host may start are those that describe their setup (the registry's own
+    # list, as the new-game dialog shows them): a new engine needs no edit here.
+    if not isinstance(rules, str) or rules not in registry.setups():
         return refusal("Неизвестные правила.", "Unknown rules.", "unknown_rules")
     players = data.get("players") or []
     if not isinstance(players, list) or len(players) > MAX_SEATS or \
