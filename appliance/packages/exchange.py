@@ -109,10 +109,9 @@ def _parse(data: bytes, where: str) -> Package:
                            f"«{jsonform.FORMAT}» field)", "not_svoyak")
     try:
         return jsonform.from_dict(data_)
-    except jsonform.PackageFormatError as e:
-        # jsonform's own message (English) names the question; the Russian one says what.
-        raise PackageError(f"{where}: ошибка в пакете Svoyak (JSON): неверная цена или тип "
-                           "вопроса", f"{where}: {e}", "bad_package") from e
+    except jsonform.PackageFormatError as e:  # it says where and what, in both languages
+        raise PackageError(f"{where}: {e.message_ru}", f"{where}: {e.message_en}",
+                           e.code) from e
     except KeyError as e:
         field = str(e.args[0]) if e.args else "?"
         raise PackageError(f"{where}: в пакете Svoyak (JSON) нет поля «{field}»",

@@ -168,10 +168,9 @@ def load_package(value: Any) -> Package:
     if isinstance(value, Mapping):
         try:
             return jsonform.from_dict(dict(value))
-        except (jsonform.PackageFormatError, KeyError, TypeError, ValueError,
-                AttributeError) as e:
-            raise bad_setup(f"пакет не читается ({e})", f"the package cannot be read ({e})"
-                            ) from e
+        except jsonform.PackageFormatError as e:
+            raise bad_setup(f"пакет не читается ({e.message_ru})",
+                            f"the package cannot be read ({e.message_en})") from e
     if (not isinstance(value, str) or not value
             or not value.replace("-", "").replace("_", "").isalnum()):
         raise bad_setup("неверное имя пакета", "bad package name")
