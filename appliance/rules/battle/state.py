@@ -133,8 +133,11 @@ class Played:
 _LAST_SCORES: tuple[Seq[Judgement], Seq[tuple[int, int]], tuple[int, ...]] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Battle:
+    """Without slots, like `Played`: every event copies the battle, and `records.replace`
+    copies a record without slots through its instance dict in one call."""
+
     players: tuple[str, ...]
     themes: tuple[ThemeSpec, ...]  # main themes, then extra themes as they start
     extra_pool: tuple[ThemeSpec, ...] = ()  # extra themes not yet played
