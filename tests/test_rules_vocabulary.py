@@ -165,3 +165,22 @@ def test_an_old_log_without_no_answer_folds_as_before():
     s = tv.evolve(s, Event("judged", 10**12, {"player": 1, "verdict": "wrong", "plus": 100,
                                               "minus": 100, "step": True}))
     assert s.scores[1] == -100 and tv.summary(s)["stats"][1]["no_answer"] == 0
+
+
+@pytest.mark.parametrize("role", ["player:3", "player:-1", "player:x", "player:", "spectator",
+                                  "", "Host", "player:1:2"])
+def test_a_view_for_a_role_or_seat_there_is_not_is_refused_alike(role):
+    """Both engines build views for the host, the board, the hardware and each seat, and
+    refuse anything else the same way (the web layer then shows a phone the board)."""
+    refusals = []
+    for rules, state in ((tv, tv_answering()), (battle, battle_answering())):
+        last = f"player:{state.seats - 1}"
+        for known in ("host", "board", "hardware", "player:0", last):
+            assert isinstance(rules.view(state, known), dict)
+        with pytest.raises(Refused):
+            rules.view(state, f"player:{state.seats}")
+        with pytest.raises(Refused) as e:
+            rules.view(state, role)
+        refusals.append(e.value.to_json())
+    assert refusals[0] == refusals[1] and refusals[0]["code"] == kit.UNKNOWN_ROLE
+    assert refusals[0]["ru"] != refusals[0]["en"]

@@ -135,6 +135,21 @@ def seat_of_role(role: str) -> int | None:
         return None
 
 
+SCREEN_ROLES = ("host", "board", "hardware")  # and ``player:N`` for each seat
+
+
+def view_seat(role: str, seats: int) -> int | None:
+    """The seat a view is for: N for ``player:N`` of an existing seat, None for the host,
+    the board and the hardware; `unknown_role` for anything else (a seat the game does not
+    have included), so no screen is shown a view built for a player who is not there."""
+    if role in SCREEN_ROLES:
+        return None
+    seat = seat_of_role(role)
+    if seat is None or not 0 <= seat < seats:
+        raise unknown_role(role)
+    return seat
+
+
 # -- statistics --------------------------------------------------------------------------
 NS_PER_MS = 1_000_000
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from appliance.rules import kit
 from appliance.rules.battle.actions import judgement_label
 from appliance.rules.battle.deadlines import next_deadline
 from appliance.rules.battle.state import (
@@ -20,7 +21,6 @@ from appliance.rules.battle.state import (
     others_may_queue,
     ranking,
 )
-from appliance.rules.protocol import Refused
 from appliance.rules.seq import Seq
 from appliance.rules.undo import can_undo
 
@@ -117,6 +117,7 @@ def _judgements(state: Battle) -> list[dict[str, Any]]:
 
 
 def view(state: Battle, role: str) -> dict[str, Any]:
+    seat = kit.view_seat(role, state.seats)  # refuses a role or seat there is not
     if role == "hardware":
         q = state.current
         live = state.phase == ANSWERING and q is not None
@@ -143,13 +144,7 @@ def view(state: Battle, role: str) -> dict[str, Any]:
         out.update({"race": race, "revealed": _revealed(state),
                     "late_press": late_press(state)})
         return out
-    if role.startswith("player:"):
-        try:
-            seat = int(role.split(":", 1)[1])
-        except ValueError:
-            seat = -1
-        if not 0 <= seat < state.seats:
-            raise Refused(f"Нет места {role!r}.", f"No such seat: {role!r}.", "unknown_role")
+    if seat is not None:
         out.update({
             "seat": seat, "name": state.players[seat], "score": state.score(seat),
             "may_press": out["lamp"] and q is not None and seat in q.race.playing
@@ -157,5 +152,4 @@ def view(state: Battle, role: str) -> dict[str, Any]:
                 q.race.winner if state.phase == ANSWERING else None),
             "revealed": _revealed(state),
         })
-        return out
-    raise Refused(f"Неизвестная роль {role!r}.", f"Unknown role {role!r}.", "unknown_role")
+    return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from appliance.packages.model import Kind, Question
-from appliance.rules import arbiter
+from appliance.rules import arbiter, kit
 from appliance.rules.arbiter import MS
 from appliance.rules.tv.board import answer_of, cat_price_choices
 from appliance.rules.tv.final import remover
@@ -26,10 +26,10 @@ TEXT_PHASES = (Phase.READING, Phase.BUTTONS, Phase.ANSWERING, Phase.AFTER_WRONG,
 
 # -------------------------------------------------------------------------- views ----
 def view(state: State, role: str) -> dict[str, Any]:
+    seat = kit.view_seat(role, state.seats)  # refuses a role or seat there is not
     if role == "hardware":
         return _hardware(state)
     host = role == "host"
-    seat = _seat_of(role)
     out: dict[str, Any] = {
         "engine": "tv",
         "role": role,
@@ -60,15 +60,6 @@ def view(state: State, role: str) -> dict[str, Any]:
     if seat is not None:
         out["seat"] = seat
     return out
-
-
-def _seat_of(role: str) -> int | None:
-    if role.startswith("player:"):
-        try:
-            return int(role.split(":", 1)[1])
-        except ValueError:
-            return None
-    return None
 
 
 def _hardware(state: State) -> dict[str, Any]:
