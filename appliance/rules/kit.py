@@ -91,6 +91,18 @@ def seat(value: Any, seats: int) -> int:
     return value
 
 
+def candidate(value: Any, seats: int, candidates: Iterable[int], why_ru: str,
+              why_en: str) -> int:
+    """A seat among those the host is offered to pick from (the first chooser, the next
+    remover of a final theme): not a seat is `unknown_player`; a seat not offered is
+    refused with `why_*` and a word to pick one of those offered."""
+    p = seat(value, seats)
+    if p not in candidates:
+        raise Refused(f"{why_ru}: выберите из предложенных.",
+                      f"{why_en}: pick one of those offered.")
+    return p
+
+
 SCORE_LIMIT = 1_000_000  # a score a host may set: ± this
 NUMBER_NAMES = {"score": ("Счёт", "The score"), "amount": ("Ставка", "The amount"),
                 "value": ("Стоимость", "The value"), "theme": ("Тема", "The theme"),

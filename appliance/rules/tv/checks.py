@@ -26,6 +26,11 @@ def seat(state: State, cmd: Command, key: str = "player") -> int:
     return kit.seat(cmd.args.get(key), state.seats)
 
 
+def candidate(state: State, cmd: Command, why_ru: str, why_en: str) -> int:
+    """The command's ``player``, one of `state.candidates` (`kit.candidate`)."""
+    return kit.candidate(cmd.args.get("player"), state.seats, state.candidates, why_ru, why_en)
+
+
 def number(cmd: Command, key: str, limit: int = LIMIT) -> int:
     ru, en = kit.NUMBER_NAMES.get(key, (key, key))
     return kit.whole(cmd.args.get(key), ru, en, -limit, limit)

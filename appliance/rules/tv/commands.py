@@ -40,10 +40,8 @@ from appliance.rules.tv.state import (
 def _pick_chooser(state: State, cmd: Command) -> list[Event]:
     ck.in_phase(state, Phase.PICK_CHOOSER, ru="выбирающий уже назначен",
               en="the chooser is already set")
-    p = ck.seat(state, cmd)
-    if p not in state.candidates:
-        raise Refused("Этот игрок не может выбирать первым: выберите из предложенных.",
-                      "This player cannot choose first: pick one of those offered.")
+    p = ck.candidate(state, cmd, "Этот игрок не может выбирать первым",
+                     "This player cannot choose first")
     return [ck.event("chooser", cmd, player=p)]
 
 
@@ -267,10 +265,8 @@ def _write(state: State, cmd: Command) -> list[Event]:
 # host: final round and shootout ------------------------------------------------------
 def _pick_remover(state: State, cmd: Command) -> list[Event]:
     ck.in_phase(state, Phase.FINAL_ORDER, ru="порядок уже определён", en="the order is set")
-    p = ck.seat(state, cmd)
-    if p not in state.candidates:
-        raise Refused("Сейчас убирает тему игрок с наименьшей суммой: выберите из предложенных.",
-                      "The lowest score removes next: pick one of those offered.")
+    p = ck.candidate(state, cmd, "Сейчас убирает тему игрок с наименьшей суммой",
+                     "The lowest score removes next")
     return [ck.event("remover_ordered", cmd, player=p)]
 
 
