@@ -71,7 +71,10 @@ def remove_question(state: State, cmd: Command) -> list[Event]:
 
 def replace_question(state: State, cmd: Command) -> list[Event]:
     """Remove the flawed question and play, for the same opener, an unplayed question of this
-    round the host picks (the package's unplayed material)."""
+    round the host picks (the package's unplayed material). Not a later round's: the
+    package's rounds and prices are played as they are (the rules digest), and a question
+    taken from a later round would leave a hole there and score at that round's prices
+    (docs/protocol-tv.md, "Why a replacement comes from this round only")."""
     events = _removal(state, cmd)
     t, q = ck.cell(cmd)
     cid = (state.round, t, q)
