@@ -65,14 +65,16 @@ def _question_spec(q: Any) -> QuestionSpec:
 def theme_spec(t: Any, extra: bool = False) -> ThemeSpec:
     """A theme from its JSON form ``{"name", "red", "questions": [5 × {text, answer,
     comment}]}``; without questions the host reads them from paper."""
-    if not isinstance(t, Mapping) or not isinstance(t.get("name"), str) or not t["name"].strip():
+    name = t.get("name") if isinstance(t, Mapping) else None
+    if not isinstance(name, str) or not (name := name.strip()):
         raise _bad_setup("у темы должно быть название", "a theme needs a name")
-    qs = t.get("questions") or []
+    qs = t.get("questions") or ()
     if not isinstance(qs, list | tuple) or len(qs) not in (0, QUESTIONS_PER_THEME):
         raise _bad_setup(f"в теме «{t['name']}» должно быть 5 вопросов",
                          f"theme {t['name']!r} must have 5 questions")
-    return ThemeSpec(t["name"].strip(), bool(t.get("red", False)),
-                     tuple(_question_spec(q) for q in qs), extra)
+    # Resuming a game parses its setup again: no generator for a theme read from paper.
+    return ThemeSpec(name, bool(t.get("red", False)),
+                     tuple(map(_question_spec, qs)) if qs else (), extra)
 
 
 def _themes(items: Any, extra: bool) -> tuple[ThemeSpec, ...]:
