@@ -147,8 +147,15 @@ def new_race(
     settings: Settings | None = None,
     playing: Iterable[int] | None = None,
     rotation: int = 0,
+    lamp_ns: int | None = None,
 ) -> Race:
-    """A question's race. Presses before `open_question` or `lamp_on` are not false starts."""
+    """A question's race. Presses before `open_question` or `lamp_on` are not false starts.
+    With `lamp_ns`, the race as `lamp_on` at that tick leaves it (sport: the buttons are
+    armed by the announcement itself)."""
+    if lamp_ns is not None:
+        return Race(seats=seats, settings=settings or Settings(),
+                    playing=frozenset(range(seats) if playing is None else playing),
+                    rotation=rotation, lamp_ns=lamp_ns, lamps=(lamp_ns,), opened=True)
     return Race(
         seats=seats,
         settings=settings or Settings(),
@@ -269,16 +276,18 @@ def _reclock(race: Race, player: int, old: int, new: int) -> Race:
 
 def settle(race: Race, now_ns: int) -> Race:
     """Commit the winner if the settle window after the earliest candidate has passed."""
-    deadline = race.settle_deadline()
-    if deadline is None or now_ns < deadline:
+    if race.winner is not None:
         return race
-    first = min(race.candidates(), key=race.order_key)
-    presses = tuple(
-        replace(p, status=Status.WINNER if p is first else Status.BEATEN)
+    candidates = race.candidates()
+    if not candidates or now_ns < min(p.t_ns for p in candidates) + race.settings.settle_ns:
+        return race  # nothing pending, or the window (`settle_deadline`) still open
+    first = min(candidates, key=race.order_key)
+    presses = tuple([
+        PressRecord(p.player, p.t_ns, Status.WINNER if p is first else Status.BEATEN, p.by)
         if p.status == Status.CANDIDATE else p
-        for p in race.presses
-    )
-    return replace(race, presses=presses, winner=first.player, winner_ns=first.t_ns)
+        for p in race.presses])
+    return _copy_race(race, {"presses": presses, "winner": first.player,
+                             "winner_ns": first.t_ns})
 
 
 def earlier_late(race: Race) -> PressRecord | None:

@@ -44,9 +44,9 @@ def _set_current(state: Battle, q: Played, **changes: Any) -> Battle:
 
 def _ev_announced(state: Battle, e: Event) -> Battle:
     race = arbiter.new_race(state.seats, state.settings.arbiter, frozenset(e.data["players"]),
-                            rotation=len(state.played) % state.seats)
+                            rotation=len(state.played) % state.seats, lamp_ns=e.t_ns)
     played = Played(theme=e.data["theme"], number=e.data["number"], value=e.data["value"],
-                    race=arbiter.lamp_on(race, e.t_ns), announced_ns=e.t_ns, lamps=(e.t_ns,))
+                    race=race, announced_ns=e.t_ns, lamps=(e.t_ns,))
     return replace(state, played=state.played.append(played), phase=OPEN)
 
 

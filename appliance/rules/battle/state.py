@@ -3,6 +3,7 @@ the queries every part of the engine shares (scores are derived, never stored)."
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +62,12 @@ class ThemeSpec:
                 "questions": [q.to_json() for q in self.questions]}
 
 
+@functools.lru_cache(maxsize=16)
+def _arbiter_settings(settle_ns: int, bounce_ns: int) -> arbiter.Settings:
+    """One (immutable) arbiter setting per battle setting, not one per question announced."""
+    return arbiter.Settings(settle_ns, bounce_ns, false_start_ns=None)
+
+
 @dataclass(frozen=True, slots=True)
 class BattleSettings:
     window_ns: int = 7 * SECOND  # nobody pressed this long after the reading: question over
@@ -70,7 +77,7 @@ class BattleSettings:
 
     @property
     def arbiter(self) -> arbiter.Settings:
-        return arbiter.Settings(self.settle_ns, self.bounce_ns, false_start_ns=None)
+        return _arbiter_settings(self.settle_ns, self.bounce_ns)
 
     def to_json(self) -> dict[str, Any]:
         return {"window_s": self.window_ns / SECOND, "settle_ms": self.settle_ns / MS,
