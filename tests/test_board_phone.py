@@ -230,11 +230,22 @@ def test_a_battle_tie_extra_themes_then_the_tie_banner(browser: Any, tmp_path: P
             out = b.eval_on_selector_all("#scores .p.out .name", "ns => ns.map(n => n.innerText)")
             banners[name] = (text, out)
 
+        revealed: dict[str, Any] = {}
         for n in range(20):
             if n in (0, 5):
                 taken(s, 0 if n == 0 else 1)
             else:
                 nobody(s)
+            if n == 0:
+                s.wait(b, "v.view.phase === 'closed'")
+                s.settle(b)
+                revealed = b.evaluate("""() => ({
+                  main: document.querySelector("#qscreen .answer-main .text").innerText,
+                  alts: [...document.querySelectorAll("#qscreen .answer-alts li")]
+                    .map((n) => n.innerText),
+                  text: document.querySelector("#qscreen").innerText})""")
+                revealed["host"] = s.view(h)["view"]["question"]["answer"]
+                s.at("battle-revealed-alternatives", board=b)
             h.keyboard.press("n")
             s.wait(h, "v.view.phase !== 'closed'")
         s.wait(b, "v.view.theme && v.view.theme.extra === true")
@@ -250,6 +261,10 @@ def test_a_battle_tie_extra_themes_then_the_tie_banner(browser: Any, tmp_path: P
         s.at("battle-tie", host=h, board=b)
         for page in [s.host, s.board, *s.phones]:
             page.context.close()
+    # The sport view joins the accepted answers with «;»: the board lists them.
+    assert ";" in revealed["host"] and ";" not in revealed["text"]
+    assert [revealed["main"], *revealed["alts"]] == [
+        x.strip() for x in revealed["host"].split(";")]
     assert banners["extra"] == ("Дополнительная тема: Анна, Борис", ["Вера"])
     assert banners["tie"][0] == "Ничья: Анна, Борис — нужна дополнительная тема"
     assert not inspector.problems, "\n".join(inspector.problems)
@@ -293,10 +308,11 @@ def test_phones_take_their_seats_and_the_race_groups_by_signal(browser: Any,
         inspector("phone-seats", {"phone": late})
         late.click("#seats button[data-seat='2']")
         s.wait(late, "v.seat === 2")
+        anna = s.phone(0)
         # Two signals: Анна answers wrong, the lamp is lit again, Вера and Борис press.
         s.choice("pick_chooser", NAMES[0])
         s.wait(h, "v.view.phase === 'choose'")
-        h.click("#board-pick button[data-cell='0:0']")
+        h.click("#board-pick button[data-cell='0:2']")  # «Алма-Ата», «Алматы» accepted too
         s.wait(h, "v.view.phase === 'reading'")
         h.keyboard.press("Space")
         s.wait(h, "v.view.phase === 'buttons'")
@@ -304,6 +320,9 @@ def test_phones_take_their_seats_and_the_race_groups_by_signal(browser: Any,
         s.wait(h, "v.view.phase === 'answering'")
         h.keyboard.press("-")
         s.wait(h, "v.view.phase === 'after_wrong'")
+        s.wait(anna, "v.view.phase === 'after_wrong'")
+        answered = anna.evaluate(BUZZER)
+        inspector("phone-answered", {"phone": anna})
         h.keyboard.press("Space")
         s.wait(h, "v.view.phase === 'buttons'")
         s.press(2)
@@ -319,8 +338,21 @@ def test_phones_take_their_seats_and_the_race_groups_by_signal(browser: Any,
         groups = b.evaluate("""() => [...document.querySelectorAll("#race tbody")].map((g) =>
           [...g.rows].map((r) => [...r.cells].map((c) => c.innerText.trim())))""")
         inspector("tv-race-two-signals", {"board": b})
-        for page in [h, b, early, late]:
+        h.click("#race-toggle")
+        h.keyboard.press("+")
+        s.wait(b, "v.view.phase === 'choose' && v.view.last")
+        s.settle(b)
+        answer = b.evaluate("""() => ({
+          main: document.querySelector("#last-answer .answer-main .text").innerText,
+          alts: [...document.querySelectorAll("#last-answer .answer-alts li")]
+            .map((n) => n.innerText),
+          text: document.querySelector("#last-answer").innerText})""")
+        inspector("tv-answer-alternatives", {"board": b})
+        for page in [h, b, early, late, anna]:
             page.context.close()
+    assert (answered["state"], answered["text"]) == ("answered", "✓ Вы уже отвечали")
+    assert answer["main"] == "Алма-Ата" and answer["alts"] == ["Алматы"]
+    assert "Засчитывается также" in answer["text"] and ";" not in answer["text"]
     assert groups[0][0] == ["Сигнал 1"] and groups[1][0] == ["Сигнал 2"]
     assert [r[0] for r in groups[0][1:]] == ["Анна"]
     assert [r[0] for r in groups[1][1:]] == ["Вера", "Борис"]
