@@ -68,6 +68,8 @@ CASES = [
     (Q, "price", True, "«price»"),
     (Q, "price", math.nan, "«price»"),
     (Q, "price", None, "«price»"),
+    (Q, "price", "9" * 5000, "«price»"),
+    (Q, "price", 1e400, "«price»"),
     (Q, "kind", "riddle", "riddle"),
     (Q, "kind", 5, "5"),
     (Q, "content", [1], "«content»"),
@@ -133,6 +135,8 @@ def test_numbers_as_older_exports_wrote_them_still_read():
     p = jsonform.from_dict(d)
     assert p.rounds[0].themes[0].questions[0].price == 200
     assert p.rounds[0].themes[0].questions[0].factor == 3
+    q["price"] = 10**400  # a JSON integer longer than any float: read, not an OverflowError
+    assert jsonform.from_dict(d).rounds[0].themes[0].questions[0].price == 10**400
 
 
 def test_a_malformed_package_in_a_setup_is_a_bad_setup():

@@ -62,6 +62,7 @@ def battle_answering() -> Any:
     ("set_score", {"player": 0, "score": 1.5}, kit.NOT_A_NUMBER),
     ("set_score", {"player": 0, "score": math.nan}, kit.NOT_A_NUMBER),
     ("set_score", {"player": 0, "score": False}, kit.NOT_A_NUMBER),
+    ("set_score", {"player": 0, "score": 10**400}, kit.NOT_A_NUMBER),  # no OverflowError
     ("judge", {"verdict": "maybe"}, kit.BAD_VERDICT),
     ("rejudge", {"ref": 5, "verdict": "right"}, kit.UNKNOWN_JUDGEMENT),
     ("undo", {}, kit.NOTHING_TO_UNDO),
@@ -95,7 +96,8 @@ def test_a_whole_float_is_a_number_and_a_numeric_string_is_not():
     ("press_window_s", math.inf), ("answer_s", "5"), ("answer_s", 10**9),
     ("players_max", 3.7), ("players_max", "4"), ("settle_ms", -5), ("auction_step", 0),
     ("rounds", 0), ("rounds", 2.5), ("round_values", [[100, "x"]]), ("round_values", 5),
-    ("final", 1), ("false_start_s", -0.5), ("unknown_key", 1),
+    ("final", 1), ("false_start_s", -0.5), ("unknown_key", 1), ("press_window_s", 10**400),
+    ("answer_s", -10**400),
 ])
 def test_presets_refuse_what_their_docstring_refuses(key, value):
     with pytest.raises(Refused) as info:
@@ -109,7 +111,7 @@ def test_presets_take_whole_floats_and_zero_false_start_block():
     assert s.press_window_s == 7.0 and s.false_start_s == 0.0
 
 
-@pytest.mark.parametrize("window", [math.nan, math.inf, -1, "7", True])
+@pytest.mark.parametrize("window", [math.nan, math.inf, -1, "7", True, 10**400])
 def test_battle_timers_refuse_bad_numbers(window):
     with pytest.raises(Refused) as info:
         battle.initial({**BATTLE_SETUP, "settings": {"window_s": window}})

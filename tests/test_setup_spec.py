@@ -68,7 +68,8 @@ def test_games_build_setups_as_before(kit: Kit, rules, options, want):
 
 
 @pytest.mark.parametrize("options", [{"window_s": 0}, {"window_s": "x"}, {"stage": "1/2"},
-                                     {"colour": "red"}, {"window_s": float("nan")}])
+                                     {"colour": "red"}, {"window_s": float("nan")},
+                                     {"window_s": 10**400}, {"window_s": "1e999"}])
 def test_a_bad_option_is_refused_by_the_description(kit: Kit, options):
     with pytest.raises(Refused) as info:
         Games(kit.loop).setup("battle", ["А", "Б"], None, options)

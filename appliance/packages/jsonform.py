@@ -93,11 +93,11 @@ def _whole(value: Any, key: str, where: Place) -> int:
     if isinstance(value, str):
         with contextlib.suppress(ValueError):
             value = int(value.strip())
-    ok = (not isinstance(value, bool) and isinstance(value, int | float)
-          and math.isfinite(value) and float(value).is_integer())
-    if not ok:
-        raise _bad(where, f"«{key}» — нужно целое число", f"«{key}» must be a whole number")
-    return int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value  # as it is: a float of a very long int would overflow
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    raise _bad(where, f"«{key}» — нужно целое число", f"«{key}» must be a whole number")
 
 
 def _flag(d: dict[str, Any], key: str, where: Place) -> bool:

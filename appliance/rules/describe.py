@@ -53,13 +53,13 @@ class Option:
                 number = float(raw)
             except ValueError:
                 number = math.nan
+        value = kit.finite(number)
         lo = -math.inf if self.min is None else self.min
         hi = math.inf if self.max is None else self.max
-        if (isinstance(number, bool) or not isinstance(number, int | float)
-                or not math.isfinite(number) or not lo <= number <= hi):
+        if value is None or not lo <= value <= hi:
             raise kit.bad_setup(f"{self.label_ru}: нужно число от {self.min} до {self.max}",
                                 f"{self.label_en}: a number from {self.min} to {self.max}")
-        return float(number)
+        return value
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "path": list(self.path), "ru": self.label_ru,

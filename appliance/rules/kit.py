@@ -109,11 +109,25 @@ NUMBER_NAMES = {"score": ("Счёт", "The score"), "amount": ("Ставка", "
                 "question": ("Вопрос", "The question"), "ref": ("Номер", "The number")}
 
 
+def finite(value: Any) -> float | None:
+    """`value` as a finite float when it is a JSON number (not a boolean); None for anything
+    else: NaN, infinity and an int too long for a float (``10**400``, which JSON allows)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def whole(value: Any, what_ru: str, what_en: str, low: int, high: int) -> int:
     """A whole number in low..high: an int, or a float with no fractional part; never a
     string, a boolean, NaN or infinity. Else `not_a_number`, saying the range."""
-    ok = (not isinstance(value, bool) and isinstance(value, int | float)
-          and math.isfinite(value) and float(value).is_integer() and low <= value <= high)
+    ok = (not isinstance(value, bool) and (
+        isinstance(value, int)  # compared as it is: a float of a very long int overflows
+        or isinstance(value, float) and math.isfinite(value) and value.is_integer())
+        and low <= value <= high)
     if not ok:
         raise Refused(f"{what_ru}: нужно целое число от {low} до {high}.",
                       f"{what_en}: a whole number from {low} to {high} is needed.",

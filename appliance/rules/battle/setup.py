@@ -3,7 +3,6 @@ timers; a bad setup is refused with code ``bad_setup``."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,11 +33,11 @@ MAX_SECONDS = 3600  # no timer of a battle runs longer than an hour
 
 
 def _number(v: Any, what: str, minimum: float = 0) -> float:
-    if (isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v)
-            or v < minimum or v > MAX_SECONDS * 1000):
+    number = kit.finite(v)
+    if number is None or number < minimum or number > MAX_SECONDS * 1000:
         raise _bad_setup(f"{what} должно быть числом не меньше {minimum}",
                          f"{what} must be a number of at least {minimum}")
-    return float(v)
+    return number
 
 
 def _settings(d: Any) -> BattleSettings:

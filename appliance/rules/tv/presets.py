@@ -7,7 +7,6 @@ fill in packages without prices (plain-text packages).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -97,9 +96,10 @@ def resolve(preset: str = "tv", overrides: Mapping[str, Any] | None = None) -> S
 
 
 def _number(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    number = kit.finite(value)
+    if number is None:
         raise TypeError("not a finite number")
-    return float(value)
+    return number
 
 
 def _whole(value: Any) -> int:
