@@ -94,33 +94,11 @@ def _parse(data: bytes, where: str) -> Package:
                            f"{where}: not UTF-8 text (byte {e.start}): save the file as UTF-8",
                            "not_utf8") from e
     try:
-        data_ = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise PackageError(f"{where}: ошибка JSON в строке {e.lineno}, столбце {e.colno}",
-                           f"{where}: invalid JSON at line {e.lineno}, column {e.colno}",
-                           "bad_json") from e
-    except RecursionError as e:
-        raise PackageError(f"{where}: JSON вложен слишком глубоко",
-                           f"{where}: the JSON is nested too deep", "bad_json") from e
-    if not isinstance(data_, dict) or data_.get("format") != jsonform.FORMAT:
-        raise PackageError(f"{where}: это не пакет Svoyak (нет поля «format»: "
-                           f"«{jsonform.FORMAT}»)",
-                           f"{where}: not a Svoyak package (no «format»: "
-                           f"«{jsonform.FORMAT}» field)", "not_svoyak")
-    try:
-        return jsonform.from_dict(data_)
+        return jsonform.loads(text)
     except jsonform.PackageFormatError as e:  # it says where and what, in both languages
         raise PackageError(f"{where}: {e.message_ru}", f"{where}: {e.message_en}",
-                           e.code) from e
-    except KeyError as e:
-        field = str(e.args[0]) if e.args else "?"
-        raise PackageError(f"{where}: в пакете Svoyak (JSON) нет поля «{field}»",
-                           f"{where}: the Svoyak JSON package has no «{field}» field",
-                           "bad_package") from e
-    except (TypeError, ValueError, AttributeError, RecursionError) as e:
-        raise PackageError(f"{where}: пакет Svoyak (JSON) устроен неверно (поле неверного "
-                           "типа)", f"{where}: not a package in the Svoyak JSON form (a "
-                           "field of the wrong type)", "bad_package") from e
+                           e.code if e.code in ("bad_json", "not_svoyak") else "bad_package"
+                           ) from e
 
 
 def load_json(path: str | Path, limits: Limits | None = None) -> Loaded:
