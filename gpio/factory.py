@@ -38,6 +38,9 @@ def ticks_to_ns(ticks: float) -> int:
     return round(ticks * 1_000_000_000)
 
 
+STATE_HISTORY = 256  # output changes a mock pin remembers (TickPin._change_state)
+
+
 class TickPin(MockPin):
     """A mock pin whose edges carry exact ticks, and which can be wired as held.
 
@@ -50,6 +53,16 @@ class TickPin(MockPin):
     def __init__(self, factory: MockFactory, info: object) -> None:
         self._held: bool | None = None
         super().__init__(factory, info)
+
+    def _change_state(self, value: bool) -> bool:
+        # MockPin records every change of an output in `states` (for its own assertions)
+        # and never forgets one: a simulated evening's lamp and LEDs grew it by about
+        # 0.4 kB a question. Keep the last STATE_HISTORY changes, trimmed in halves so a
+        # change stays O(1) amortized; tests look back a few dozen at most.
+        changed: bool = super()._change_state(value)
+        if len(self.states) > 2 * STATE_HISTORY:
+            del self.states[:-STATE_HISTORY]
+        return changed
 
     def hold(self, level: bool | None) -> None:
         self._held = level

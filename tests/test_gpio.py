@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import gpio
 from appliance.rules.protocol import Command
 from gpio import pinmap, selftest
-from gpio.factory import Choice, TickPin, mock_factory, ticks_to_ns
+from gpio.factory import STATE_HISTORY, Choice, TickPin, mock_factory, ticks_to_ns
 
 MS = 1_000_000
 BUTTONS = ["GPIO17", "GPIO27", "GPIO22", "GPIO23"]
@@ -325,6 +325,17 @@ class _Rules:
 class _Update:
     def __init__(self, game, state):
         self.game, self.rules, self.state = game, _Rules, state
+
+
+def test_a_simulated_evening_does_not_grow_the_pins_history(hw):
+    """MockPin keeps every change of an output; the simulator's pins keep the last few
+    hundred, so an evening of lamps and LEDs costs no memory (bench/soak.py)."""
+    h, _, factory = hw
+    lamp = factory.pin("GPIO24")
+    for i in range(5 * STATE_HISTORY):
+        h.outputs.show(view(lamp=i % 2 == 0))
+    assert STATE_HISTORY <= len(lamp.states) <= 2 * STATE_HISTORY
+    assert lamp.states[-1].state is False and lamp.states[-2].state is True
 
 
 def test_beeper_sounds_for_each_new_false_start_only(hw):
