@@ -36,6 +36,7 @@ import sqlite_utils
 from appliance.rules.protocol import Event
 
 DB_NAME = "svoyak.db"
+CACHE_KIB = 512  # the event log connection's SQLite page cache
 DATA_ENV = "SVOYAK_DATA"
 RUNNING = "running"
 FINISHED = "finished"
@@ -135,6 +136,10 @@ class Store:
                 raise StoreError(f"{self.path}: cannot switch the event log to WAL ({mode})")
             conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA foreign_keys = ON")
+            # The log is appended to and read back once per game: a page cache at SQLite's
+            # default (2 MB) only fills with pages written once, which over an evening looks
+            # like memory growing (bench/soak.py). A small one holds the pages being written.
+            conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
             check = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()]
             if check != ["ok"]:
                 raise StoreCorrupt(f"the event log {self.path} is damaged: {check[0][:300]}")
