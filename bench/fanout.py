@@ -70,9 +70,15 @@ from webui import localserver  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 ANSWERING = re.compile(r'"answering": ?(\d+)')
 QUESTION = re.compile(r'"question_index": ?(\d+)')
+GAME = re.compile(r'"game": ?(\d+)')  # the payload's first key after role and seat
 CONNECT_TIMEOUT_S = 20
 FAIR_Q = 100_000  # the fair floor's question numbers, apart from the bare floor's
 DURABLE_Q = 200_000  # and the durable floor's
+NEW_GAME = {"rules": "battle", "players": ["A", "B", "C"], "package": "demo:battle",
+            "options": {"stage": "final"}}
+
+
+Key = tuple[int, int]  # (game, question index) a frame names
 
 
 def mem_kb(pid: int, key: str) -> int:
@@ -98,7 +104,7 @@ def server_memory(root_pid: int) -> dict[str, float]:
 
 
 def lean_client(base: str, auth: dict[str, Any], cookie: str | None,
-                seen: dict[int, float], stop: threading.Event) -> websocket.WebSocket:
+                seen: dict[Key, float], stop: threading.Event) -> websocket.WebSocket:
     """A minimal Socket.IO client over a raw WebSocket (Engine.IO v4 framing): it answers
     pings and stamps each question's first frame naming an answerer, looking only at two
     fields (real phones parse on their own CPUs)."""
@@ -120,9 +126,9 @@ def lean_client(base: str, auth: dict[str, Any], cookie: str | None,
             if msg == "2":
                 ws.send("3")
             elif msg.startswith("42"):
-                a, q = ANSWERING.search(msg), QUESTION.search(msg)
-                if a and q:
-                    seen.setdefault(int(q.group(1)), now)
+                a, q, g = ANSWERING.search(msg), QUESTION.search(msg), GAME.search(msg)
+                if a and q and g:
+                    seen.setdefault((int(g.group(1)), int(q.group(1))), now)
 
     threading.Thread(target=read, daemon=True).start()
     return ws
@@ -135,13 +141,13 @@ def client_worker(targets: list[tuple[str, str, dict[str, Any], str | None]], re
     (CLOCK_MONOTONIC, comparable across processes). A client that cannot connect within
     the connect timeout (a server with no thread left for it) is reported as None."""
     stop = threading.Event()
-    seen: list[dict[int, float] | None] = [None] * len(targets)
+    seen: list[dict[Key, float] | None] = [None] * len(targets)
     sockets: list[websocket.WebSocket] = []
     lock = threading.Lock()
 
     def connect(i: int) -> None:
         _name, base, auth, cookie = targets[i]
-        s: dict[int, float] = {}
+        s: dict[Key, float] = {}
         try:
             ws = lean_client(base, auth, cookie, s, stop)
         except Exception:
@@ -234,15 +240,15 @@ def stop_group(proc: subprocess.Popen[Any]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
-def latencies(t0s: list[float], seen: list[dict[int, float]], first_q: int
+def latencies(t0s: list[tuple[float, Key]], seen: list[dict[Key, float]]
               ) -> tuple[list[float], int]:
     """Every (question, client) delay in ms, and the count of frames that never came."""
     out: list[float] = []
     missing = 0
-    for i, t0 in enumerate(t0s):
+    for t0, key in t0s:
         for s in seen:
-            if first_q + i in s:
-                out.append((s[first_q + i] - t0) * 1000)
+            if key in s:
+                out.append((s[key] - t0) * 1000)
             else:
                 missing += 1
     return out, missing
@@ -280,9 +286,7 @@ def run_count(phones: int, questions: int, procs: int, trace: Path | None = None
             host = socketio.Client(reconnection=False)
             host.connect(base, auth={"role": "host"}, headers={"Cookie": cookie},
                          transports=["websocket"], wait_timeout=10)
-            res = host.call("new_game", {"rules": "battle", "players": ["A", "B", "C"],
-                                         "package": "demo:battle",
-                                         "options": {"stage": "final"}}, timeout=10)
+            res = host.call("new_game", NEW_GAME, timeout=10)
             assert res["ok"], res
             captured = capture_frames(base, cookie, host, 0)
             settle_ms = ((captured["host"].get("view") or {}).get("settings") or {}).get(
@@ -303,18 +307,28 @@ def run_count(phones: int, questions: int, procs: int, trace: Path | None = None
                 w.start()
             connected = sum(ready.get(timeout=120) for _ in workers)
             time.sleep(0.5)
-            t_real: list[float] = []
-            t_bare: list[float] = []
-            t_fair: list[float] = []
-            t_durable: list[float] = []
+            # (just before the request, the (game, question) its frames name)
+            t_real: list[tuple[float, Key]] = []
+            t_bare: list[tuple[float, Key]] = []
+            t_fair: list[tuple[float, Key]] = []
+            t_durable: list[tuple[float, Key]] = []
+            first_game = res["game"]  # the floors send the frames captured in it
+            game = [first_game, 0]  # the real server's battle, and the q its index counts from
             error = None
 
             def real(q: int) -> None:
-                assert host.call("command", {"type": "announce"}, timeout=10)["ok"]
+                res = host.call("command", {"type": "announce"}, timeout=10)
+                if not res["ok"]:  # the battle's questions are all played: a new battle
+                    started = host.call("new_game", NEW_GAME, timeout=10)
+                    assert started["ok"], started
+                    game[:] = [started["game"], q]
+                    time.sleep(0.15)
+                    res = host.call("command", {"type": "announce"}, timeout=10)
+                assert res["ok"], res
                 time.sleep(0.05)
                 t0 = time.monotonic()
                 post(base + "/api/sim/press", {"player": q % 3})
-                t_real.append(t0)
+                t_real.append((t0, (game[0], q - game[1])))
                 time.sleep(0.25)  # every client has it well before this (checked below)
                 assert host.call("command", {"type": "judge", "verdict": "right"},
                                  timeout=10)["ok"]
@@ -324,20 +338,20 @@ def run_count(phones: int, questions: int, procs: int, trace: Path | None = None
             def bare_floor(q: int) -> None:
                 t0 = time.monotonic()
                 post(bare + "/fire", {"q": q})
-                t_bare.append(t0)
+                t_bare.append((t0, (first_game, q)))
                 time.sleep(0.25)
 
             def fair_floor(q: int) -> None:
                 t0 = time.monotonic()
                 post(bare + "/api/sim/press", {"player": q % 3, "q": FAIR_Q + q})
-                t_fair.append(t0)
+                t_fair.append((t0, (first_game, FAIR_Q + q)))
                 time.sleep(0.25)
 
             def durable_floor(q: int) -> None:
                 t0 = time.monotonic()
                 post(bare + "/api/sim/press", {"player": q % 3, "q": DURABLE_Q + q,
                                                "commit": True})
-                t_durable.append(t0)
+                t_durable.append((t0, (first_game, DURABLE_Q + q)))
                 time.sleep(0.25)
 
             steps = [real, bare_floor, fair_floor, durable_floor]
@@ -364,10 +378,10 @@ def run_count(phones: int, questions: int, procs: int, trace: Path | None = None
                 stop_group(bare_proc)
     real = [s for name, s in reports if name == "real" and s is not None]
     floor = [s for name, s in reports if name == "bare" and s is not None]
-    lat, missing = latencies(t_real, real, 1)
-    base_lat, base_missing = latencies(t_bare, floor, 1)
-    fair_lat, fair_missing = latencies(t_fair, floor, FAIR_Q + 1)
-    durable_lat, durable_missing = latencies(t_durable, floor, DURABLE_Q + 1)
+    lat, missing = latencies(t_real, real)
+    base_lat, base_missing = latencies(t_bare, floor)
+    fair_lat, fair_missing = latencies(t_fair, floor)
+    durable_lat, durable_missing = latencies(t_durable, floor)
     expected = len(auths)
     result: dict[str, Any] = {
         "clients": expected, "connected": len(real), "baseline_connected": len(floor),
