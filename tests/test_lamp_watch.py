@@ -149,3 +149,28 @@ def test_a_command_waiting_in_the_inbox_holds_the_lamp(tmp_path):
         store.gate.set()
         loop.stop()
         store.close()
+
+
+def test_a_command_that_arrived_after_the_deadline_does_not_hold_the_lamp(tmp_path):
+    """A press that reached the box after the window closed is decided after the window's
+    timeout whatever it says: waiting for it would only delay the lamp."""
+    clock, store, loop, lamp, game = start(tmp_path)
+    try:
+        t0 = clock()
+        assert loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
+        store.closed = True
+        loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS))
+        assert store.waiting.wait(5)
+        clock.set(t0 + 12 * MS)
+        late = loop.submit(press(2, t0 + 12 * MS, at_ns=t0 + 12 * MS))  # after t0 + 11 ms
+        loop.wake()
+        assert lamp.lit.wait(5)
+        assert lamp.seen == [(False, 0)] and not late.done()
+        store.gate.set()
+        late.result(5)
+        settle(loop, clock)
+        assert answerers(store, game) == [0]
+    finally:
+        store.gate.set()
+        loop.stop()
+        store.close()

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -56,29 +57,40 @@ class Inbox:
 
     def __init__(self, capacity: Mapping[str, int] = CAPACITY) -> None:
         self.capacity = dict(capacity)
-        self._queue: queue.SimpleQueue[tuple[str | None, Any]] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[str | None, int, Any]] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._held = dict.fromkeys(self.capacity, 0)
         self._refused = dict.fromkeys(self.capacity, 0)
+        self._arrivals: Counter[int] = Counter()  # of the items queued, by arrival
 
-    def put(self, item: Any, lane: str | None = None) -> bool:
-        """Queue `item` for `lane`; False (and counted) if that source's room is full."""
+    def put(self, item: Any, lane: str | None = None, arrival_ns: int = 0) -> bool:
+        """Queue `item` for `lane`; False (and counted) if that source's room is full.
+        `arrival_ns`: when it reached the box (box clock; see `earliest`)."""
         if lane is not None:
             with self._lock:
                 if self._held[lane] >= self.capacity[lane]:
                     self._refused[lane] += 1
                     return False
                 self._held[lane] += 1
-        self._queue.put((lane, item))
+                self._arrivals[arrival_ns] += 1
+        self._queue.put((lane, arrival_ns, item))
         return True
 
     def get(self, timeout: float | None = None) -> Any:
         """The oldest item; raises `queue.Empty` after `timeout` seconds."""
-        lane, item = self._queue.get(timeout=timeout)
+        lane, arrival, item = self._queue.get(timeout=timeout)
         if lane is not None:
             with self._lock:
                 self._held[lane] -= 1
+                self._arrivals[arrival] -= 1
+                if not self._arrivals[arrival]:
+                    del self._arrivals[arrival]
         return item
+
+    def earliest(self) -> int | None:
+        """The earliest arrival among the items queued (control items aside), or None."""
+        with self._lock:
+            return min(self._arrivals) if self._arrivals else None
 
     def empty(self) -> bool:
         return self._queue.empty()

@@ -16,9 +16,10 @@ commit, as before. Nothing is committed or told to screens from here; the loop d
 commits the deadline as always once its commit returns, and the lamp is told that again.
 
 It acts only when the loop could fire the deadline itself if it were free: the deadline is
-the same before and after the commit, the clock has passed it, and no command waits in the
-inbox (one might be an earlier press that the deadline must not beat; commands are stamped
-and queued under the loop's gate, which `quiet` takes). The commit watched is the last step
+the same before and after the commit, the clock has passed it, and no command that arrived
+before it waits in the inbox (it might be an earlier press that the deadline must not beat;
+one that arrived after it is decided after its timeout anyway; commands are stamped and
+queued under the loop's gate, which `quiet` takes). The commit watched is the last step
 of what the loop is doing (a command's own commit, or a timeout of the loop's own deadline
 round), never a timeout fed as a command's catch-up: that command is not decided yet.
 """

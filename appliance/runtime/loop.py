@@ -236,7 +236,7 @@ class GameLoop:
     def new_game(self, rules_name: str, setup: Mapping[str, Any]) -> Future[int]:
         """Start a game; resolves to its id once it is in the log (or raises `Refused` for
         unknown rules or a setup the engine refuses)."""
-        return self._enqueue(("new", rules_name, dict(setup)), HOST_LANE)
+        return self._enqueue(("new", rules_name, dict(setup)), HOST_LANE, 0)
 
     def submit(self, command: Command | Mapping[str, Any],
                game: int | None = None) -> Future[Outcome]:
@@ -254,7 +254,8 @@ class GameLoop:
             if command.t_ns == 0 or command.at_ns is None:
                 command = Command(command.type, command.t_ns or now, command.args, command.by,
                                   now if command.at_ns is None else command.at_ns)
-            return self._enqueue(("cmd", command, game), lane_of(command.by))
+            return self._enqueue(("cmd", command, game), lane_of(command.by),
+                                 command.arrival_ns)
 
     def end_game(self, game: int | None = None) -> Future[Outcome]:
         return self.submit(Command(END_GAME), game)
@@ -313,12 +314,12 @@ class GameLoop:
             raise KeyError(game)
         return RunningGame.resume(self.store, game, self._resolve(record.rules))
 
-    def _enqueue(self, item: tuple[Any, ...], lane: str) -> Future[Any]:
+    def _enqueue(self, item: tuple[Any, ...], lane: str, arrival_ns: int) -> Future[Any]:
         fut: Future[Any] = Future()
         if self._stopped:
             fut.set_exception(RuntimeError("the game loop is stopped"))
             return fut
-        if not self._inbox.put((*item, fut), lane):
+        if not self._inbox.put((*item, fut), lane, arrival_ns):
             n = self._inbox.refused()[lane]
             if n & (n - 1) == 0:  # the 1st, 2nd, 4th, 8th ...: a storm logs a few lines
                 log.warning("game loop inbox: %s room full, refused (%d so far)", lane, n)
@@ -497,10 +498,13 @@ class GameLoop:
         return tell
 
     def _quiet(self, due_ns: int) -> bool:
-        """For the lamp watch: the box clock has passed `due_ns` and no command waits, so
-        the loop would fire that deadline now if it were not inside a commit."""
+        """For the lamp watch: the box clock has passed `due_ns` and no command that arrived
+        before it waits (one that arrived at or after it is decided after the deadline's
+        timeout anyway, see `RunningGame.run`), so the loop would fire that deadline as
+        the watch decides it. Wakes aside; a new game counts as arriving at 0 (it holds)."""
         with self._gate:
-            return self._inbox.pending() == 0 and self.clock() >= due_ns  # wakes aside
+            earliest = self._inbox.earliest()
+            return (earliest is None or earliest >= due_ns) and self.clock() >= due_ns
 
     def _show_watched(self, session: RunningGame, command: Command, events: list[Event],
                       state: Any) -> None:
