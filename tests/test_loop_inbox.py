@@ -140,3 +140,28 @@ def test_the_watchdog_is_not_fed_by_a_busy_refusal(tmp_path):
     finally:
         loop.stop()
         store.close()
+
+
+def test_a_phone_refused_by_a_full_inbox_is_told_why_and_counted(tmp_path):
+    """Through the web UI: a screen's press finding the screens' room full gets the busy
+    refusal in both languages; the host's command still goes through; the stats count it."""
+    from webui_kit import make_kit
+
+    kit = make_kit(tmp_path)
+    try:
+        kit.loop.new_game("battle", SETUP).result(5)
+        host = kit.host()
+        assert host.emit("command", {"type": "announce"}, callback=True)["ok"]
+        kit.loop._inbox.capacity[inbox.SCREENS] = 0  # the phones' room is taken
+        board = kit.client("board")
+        res = board.emit("press", {"player": 1}, callback=True)
+        assert res["ok"] is False and res["refused"]["code"] == "busy", res
+        assert "занята" in res["refused"]["ru"] and "busy" in res["refused"]["en"]
+        assert host.emit("command", {"type": "reading_done"}, callback=True)["ok"]
+        fc = kit.app.test_client()
+        fc.post("/login", data={"pin": kit.services.settings.pin})
+        stats = fc.get("/admin/api/stats").get_json()
+        assert stats["hub"]["inbox"]["busy"][inbox.SCREENS] == 1
+        assert stats["hub"]["inbox"]["busy"][inbox.HOST_LANE] == 0
+    finally:
+        kit.close()

@@ -518,7 +518,10 @@ class Hub:
     def stats(self) -> dict[str, Any]:
         with self._lock:
             roles = Counter(c.role for c in self.clients.values())
-        return {"sockets": dict(roles), "dropped": dict(self.dropped)}
+        out: dict[str, Any] = {"sockets": dict(roles), "dropped": dict(self.dropped)}
+        if hasattr(self.loop, "refused_busy"):  # the loop's own inbox, per source
+            out["inbox"] = {"pending": self.loop.pending(), "busy": self.loop.refused_busy()}
+        return out
 
     # --- Socket.IO handlers ---------------------------------------------------------------
 
