@@ -31,7 +31,7 @@ from webui import localserver, screenshots
 from webui.screenshots import BOARD, NAMES, PHONE, Show
 
 playwright_api = pytest.importorskip("playwright.sync_api")
-from test_screens import Inspector  # noqa: E402  (skips with it when there is no Chromium)
+from test_screens import CHECK_JS, NAMESPACES, Inspector  # noqa: E402  (skips with it)
 
 KIOSK = {"width": 1280, "height": 800}
 LONG_BOX_NAME = "Клуб интеллектуальных игр «Своя игра» на Васильевском острове"
@@ -108,12 +108,17 @@ class Recorder:
 
     FINAL = ("tv-final-remove", "tv-bets", "tv-written", "tv-final-judged",
              "tv-shootout-theme", "tv-shootout", "tv-over", "tv-finished")
+    # Phases checked again on a smaller kiosk TV (1280×800): nothing cut, overlapping or
+    # off the screen.
+    KIOSK = ("tv-choose", "tv-answering", "tv-cat-answering", "tv-auction-bids",
+             "tv-final-remove", "tv-written", "tv-final-judged", "tv-over", "tv-finished")
 
     def __init__(self) -> None:
         self.small: dict[str, list[str]] = {}
         self.board: dict[str, dict[str, Any]] = {}
         self.buzzer: dict[str, dict[str, Any]] = {}
         self.final_answer = ""
+        self.kiosk: list[str] = []
 
     def __call__(self, name: str, pages: dict[str, Any]) -> None:
         host, board, phone = pages.get("host"), pages.get("board"), pages.get("phone")
@@ -137,6 +142,12 @@ class Recorder:
                     [...r.cells].map((c) => c.innerText.trim()))})""")
             if name in self.FINAL:
                 self.small[name] = board.evaluate(SMALL_TEXT, 24)
+            if name in self.KIOSK:
+                board.set_viewport_size(KIOSK)
+                board.wait_for_timeout(150)
+                self.kiosk += [f"{name}: {p}" for p in board.evaluate(CHECK_JS, NAMESPACES)]
+                board.set_viewport_size(BOARD)
+                board.wait_for_timeout(150)
         if phone is not None:
             self.buzzer[name] = phone.evaluate(BUZZER)
 
@@ -170,6 +181,8 @@ def test_the_tv_game_on_the_board_and_a_phone(browser: Any, tmp_path: Path) -> N
     assert "Правильный ответ финала" in b["tv-shootout-theme"]["last"]
     for name in ("tv-over", "tv-finished"):
         assert rec.final_answer in (b[name]["final"] or ""), name
+    # A smaller kiosk TV: the same phases lay out without cut or overlapping text.
+    assert rec.kiosk == []
     # Nothing under 24 px on the final's and the results' screens.
     assert set(rec.small) == set(Recorder.FINAL)
     assert {k: v for k, v in rec.small.items() if v} == {}

@@ -250,11 +250,13 @@ function makeMedia(hash, mime) {
   return el("img", {src, alt: ""});
 }
 
-// Long questions must fit without scrolling: shrink the type until they do (not below 36px).
+// Long questions must fit without scrolling: shrink the type until they do (not below 36px
+// on a 1920×1080 TV, proportionally less on a smaller kiosk TV, never below 24px).
 function fit(box) {
   let size = 64;
+  const floor = Math.max(24, Math.round(36 * Math.min(innerWidth / 1920, innerHeight / 1080)));
   box.style.fontSize = size + "px";
-  while (box.scrollHeight > box.clientHeight + 2 && size > 36) {
+  while (box.scrollHeight > box.clientHeight + 2 && size > floor) {
     size -= 4;
     box.style.fontSize = size + "px";
   }
