@@ -9,7 +9,7 @@ import pytest
 
 from appliance.rules import arbiter
 from appliance.rules.battle.state import Battle, Played
-from appliance.rules.records import replace
+from appliance.rules.records import maker, replace
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,3 +76,26 @@ def test_records_without_slots():
         replace(o, x=1).x = 2  # type: ignore[misc]
     with pytest.raises(TypeError, match="nope"):
         replace(o, x=2, nope=1)
+
+
+@dataclass(frozen=True)
+class Bag:
+    items: list[int] = field(default_factory=list)
+
+
+def test_maker_builds_what_init_builds():
+    make = maker(Open)
+    assert make({"x": 1}) == Open(1) and type(make({"x": 1})) is Open
+    assert make({"x": 2, "tags": ("a",)}) == Open(2, ("a",))
+    bag = maker(Bag)
+    assert bag({}) == Bag() and bag({}).items is not bag({}).items  # a factory per record
+    with pytest.raises(TypeError, match="nope"):
+        make({"x": 1, "nope": 2})
+    with pytest.raises(TypeError, match="x"):
+        make({"tags": ()})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        make({"x": 1}).x = 2  # type: ignore[misc]
+    assert maker(Point)({"x": 1, "y": 2}) == Point(1, 2)  # slotted: through __init__
+    assert maker(Checked)({"v": 3}).doubled == 6  # __post_init__: through __init__
+    race = maker(arbiter.Race)({"seats": 3})
+    assert race == arbiter.Race(3) and race.settings == arbiter.Settings()

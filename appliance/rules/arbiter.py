@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from appliance.rules.records import copier, replace
+from appliance.rules.records import copier, maker, replace
 
 MS = 1_000_000
 
@@ -140,6 +140,7 @@ class Race:
 
 
 _copy_race = copier(Race)
+_make_race = maker(Race)
 
 
 def new_race(
@@ -153,9 +154,10 @@ def new_race(
     With `lamp_ns`, the race as `lamp_on` at that tick leaves it (sport: the buttons are
     armed by the announcement itself)."""
     if lamp_ns is not None:
-        return Race(seats=seats, settings=settings or Settings(),
-                    playing=frozenset(range(seats) if playing is None else playing),
-                    rotation=rotation, lamp_ns=lamp_ns, lamps=(lamp_ns,), opened=True)
+        return _make_race({"seats": seats, "settings": settings or Settings(),
+                           "playing": frozenset(range(seats) if playing is None else playing),
+                           "rotation": rotation, "lamp_ns": lamp_ns, "lamps": (lamp_ns,),
+                           "opened": True})
     return Race(
         seats=seats,
         settings=settings or Settings(),

@@ -50,6 +50,38 @@ def copier(cls: type[T]) -> Copier[T]:
     return _COPIERS[cls]
 
 
+def maker(cls: type[T]) -> Callable[[dict[str, Any]], T]:
+    """A constructor for `cls` called as ``make({field: value})``, for a record built on
+    every question: for a record without slots it fills the instance dict from the defaults
+    and `values` at once, where `__init__` sets each field in turn; other records (slots, a
+    `__post_init__`, a field outside `__init__`) are built by `__init__` itself."""
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    if ("__slots__" in cls.__dict__ or not cls.__dictoffset__ or hasattr(cls, "__post_init__")
+            or any(not f.init for f in fields)):
+        return lambda values: cls(**values)
+    names = frozenset(f.name for f in fields)
+    defaults = {f.name: f.default for f in fields if f.default is not dataclasses.MISSING}
+    factories = [(f.name, f.default_factory) for f in fields
+                 if f.default_factory is not dataclasses.MISSING]
+    required = names - defaults.keys() - {name for name, _ in factories}
+    new, set_ = object.__new__, object.__setattr__
+
+    def make(values: dict[str, Any]) -> T:
+        if not values.keys() <= names:
+            raise _unknown(cls, values, names)
+        if not required <= values.keys():
+            raise TypeError(f"{cls.__name__} needs {sorted(required - values.keys())}")
+        record = defaults.copy()
+        for name, factory in factories:
+            if name not in values:
+                record[name] = factory()
+        record.update(values)
+        out: Any = new(cls)
+        set_(out, "__dict__", record)
+        return out  # type: ignore[no-any-return]
+    return make
+
+
 def _unknown(cls: type, changes: dict[str, Any], names: frozenset[str]) -> TypeError:
     key = next(k for k in changes if k not in names)
     return TypeError(f"{cls.__name__} has no field {key!r}")

@@ -25,6 +25,7 @@ from typing import Any, Generic, TypeVar, overload
 T = TypeVar("T")
 
 _NONE: Any = object()
+_new = object.__new__
 
 
 class Seq(Sequence[T], Generic[T]):
@@ -58,7 +59,9 @@ class Seq(Sequence[T], Generic[T]):
         """This sequence with its last item replaced by `item`."""
         if self._last is _NONE:
             raise IndexError("set_last on an empty Seq")
-        return Seq._make(self._items, self._n, item)
+        new = _new(Seq)  # `_make` inlined: most events set the question being played
+        new._items, new._n, new._last = self._items, self._n, item
+        return new
 
     def without_last(self) -> Seq[T]:
         """This sequence without its last item."""

@@ -23,11 +23,12 @@ from appliance.rules.battle.state import (
     QuestionSpec,
 )
 from appliance.rules.protocol import Event
-from appliance.rules.records import copier, replace
+from appliance.rules.records import copier, maker, replace
 from appliance.rules.seq import Seq
 
 _copy_battle = copier(Battle)
 _copy_played = copier(Played)
+_make_played = maker(Played)
 
 
 def _with_current(state: Battle, **changes: Any) -> Battle:
@@ -45,9 +46,11 @@ def _set_current(state: Battle, q: Played, **changes: Any) -> Battle:
 def _ev_announced(state: Battle, e: Event) -> Battle:
     race = arbiter.new_race(state.seats, state.settings.arbiter, frozenset(e.data["players"]),
                             rotation=len(state.played) % state.seats, lamp_ns=e.t_ns)
-    played = Played(theme=e.data["theme"], number=e.data["number"], value=e.data["value"],
-                    race=race, announced_ns=e.t_ns, lamps=(e.t_ns,))
-    return replace(state, played=state.played.append(played), phase=OPEN)
+    data = e.data
+    played = _make_played({"theme": data["theme"], "number": data["number"],
+                           "value": data["value"], "race": race, "announced_ns": e.t_ns,
+                           "lamps": (e.t_ns,)})
+    return _copy_battle(state, {"played": state.played.append(played), "phase": OPEN})
 
 
 def _ev_reading_done(state: Battle, e: Event) -> Battle:
