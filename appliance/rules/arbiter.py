@@ -226,7 +226,7 @@ def press(race: Race, player: int, t_ns: int, by: str = "button") -> Race:
         return _record(race, PressRecord(player, t_ns, Status.EARLY, by), last_edge=edges)
     if player in race.answered:
         return _record(race, PressRecord(player, t_ns, Status.ANSWERED, by), last_edge=edges)
-    if race.blocked(player, t_ns):
+    if race.blocked_until and race.blocked(player, t_ns):
         return _record(race, PressRecord(player, t_ns, Status.BLOCKED, by), last_edge=edges,
                        blocked_until=_with(race.blocked_until, player,
                                            t_ns + (s.false_start_ns or 0)))
@@ -241,9 +241,12 @@ def press(race: Race, player: int, t_ns: int, by: str = "button") -> Race:
             return _record(race, rec, last_edge=edges,
                            queue=tuple(sorted(race.queue + (rec,), key=race.order_key)))
         return _record(race, PressRecord(player, t_ns, Status.LATE, by), last_edge=edges)
-    if any(p.player == player and p.status == Status.CANDIDATE for p in race.presses):
-        return _record(race, PressRecord(player, t_ns, Status.BOUNCE, by), last_edge=edges)
-    return _record(race, PressRecord(player, t_ns, Status.CANDIDATE, by), last_edge=edges)
+    status = Status.CANDIDATE
+    for p in race.presses:  # a loop, not any(): a press's fold is the engines' hottest path
+        if p.player == player and p.status == Status.CANDIDATE:
+            status = Status.BOUNCE
+            break
+    return _record(race, PressRecord(player, t_ns, status, by), last_edge=edges)
 
 
 def _record(race: Race, rec: PressRecord, **changes: Any) -> Race:

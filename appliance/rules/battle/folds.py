@@ -71,10 +71,12 @@ def _ev_short_word(state: Battle, e: Event) -> Battle:
 
 def _ev_answerer(state: Battle, e: Event) -> Battle:
     q = state.played[-1]
-    reactions = tuple((p.player, arbiter.reaction_ns(q.race, p.t_ns))
-                      for p in q.race.candidates())
-    return _set_current(state, replace(q, race=arbiter.settle(q.race, e.t_ns), mandatory=False,
-                                       reactions=q.reactions + reactions), phase=ANSWERING)
+    race = q.race
+    reactions = tuple([(p.player, arbiter.reaction_ns(race, p.t_ns))
+                       for p in race.candidates()])
+    return _set_current(state, _copy_played(q, {
+        "race": arbiter.settle(race, e.t_ns), "mandatory": False,
+        "reactions": q.reactions + reactions}), phase=ANSWERING)
 
 
 def _ev_signal_reset(state: Battle, e: Event) -> Battle:
