@@ -361,6 +361,10 @@ def test_phones_take_their_seats_and_the_race_groups_by_signal(browser: Any,
             .map((n) => n.innerText),
           text: document.querySelector("#last-answer").innerText})""")
         inspector("tv-answer-alternatives", {"board": b})
+        # The next game seats the same people in another order: the phone follows its name.
+        s.start("tv", ["Борис", "Анна", "Вера"])
+        s.wait(early, "v.seat === 0 && v.view.players[0].name === 'Борис'")
+        early.wait_for_function("document.querySelector('#my-seat').textContent === 'Борис'")
         for page in [h, b, early, late, anna]:
             page.context.close()
     assert (answered["state"], answered["text"]) == ("answered", "✓ Вы уже отвечали")

@@ -8,8 +8,9 @@ const $ = (id) => document.getElementById(id);
 const toast = $("toast");
 const stored = localStorage.getItem("svoyak.seat");
 let seat = stored === null ? null : parseInt(stored, 10);
-// The name given in the lobby: when the host starts the game with it, this phone takes that
-// seat by itself (one choice, not two). Not again after «Сменить место» in the same game.
+// The name given in the lobby (or of the seat last taken): when the host starts a game with
+// it, this phone takes that seat by itself (one choice, not two), also when the next game
+// seats the same people in another order. Once a game: not again after «Сменить место».
 let myName = localStorage.getItem("svoyak.name") || "";
 const autoTried = new Set();
 let last = null;
@@ -149,15 +150,20 @@ function renderSeats(v, data) {
       }
     }
   }
-  if (lobby || seat != null || !myName || autoTried.has(data.game)) return;
+  if (lobby || !myName || autoTried.has(data.game)) return;
   autoTried.add(data.game);
   const match = ps.filter((p) => sameName(p.name || "", myName));
-  if (match.length === 1) takeSeat(match[0].seat);
+  if (match.length === 1 && match[0].seat !== seat) takeSeat(match[0].seat);
 }
 
 async function takeSeat(s) {
   const res = await send(socket, "seat", {seat: s}, toast);
-  if (res.ok) { seat = s; localStorage.setItem("svoyak.seat", String(s)); }
+  if (res.ok) {
+    seat = s;
+    localStorage.setItem("svoyak.seat", String(s));
+    const p = last && players(last.view || {})[s];
+    if (p && p.name) { myName = p.name; localStorage.setItem("svoyak.name", p.name); }
+  }
 }
 
 $("change-seat").addEventListener("click", () => {
