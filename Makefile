@@ -43,17 +43,23 @@ $(STAMP): $(RUN_STAMP)
 bench: $(STAMP)
 	for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
-# Front-end packages from the npm registry (lock file), copied into webui/static/vendor;
-# the tests' axe-core (a dev dependency) stays in webui/node_modules.
+# Front-end packages from the npm registry (lock file), copied into webui/static/vendor.
+# The running box's packages are installed in a directory of their own (build/webui-run),
+# so `make run` never wipes webui/node_modules, where the tests' axe-core (a dev
+# dependency) lives: `npm ci` empties the node_modules it installs into.
+RUN_NODE := build/webui-run
 vendor: $(VENDOR)
 
 $(VENDOR): webui/package.json webui/package-lock.json webui/build.mjs
 	@scripts/webui-deps.sh
-	@cd webui && npm ci --omit=dev --no-audit --no-fund --silent && npm run --silent build
+	@mkdir -p $(RUN_NODE) && cp webui/package.json webui/package-lock.json $(RUN_NODE)/
+	@cd $(RUN_NODE) && npm ci --omit=dev --no-audit --no-fund --silent
+	@node webui/build.mjs $(RUN_NODE)/node_modules
 
 $(AXE): webui/package.json webui/package-lock.json
 	scripts/webui-deps.sh
-	cd webui && npm ci --no-audit --no-fund --silent && npm run --silent build
+	cd webui && npm ci --no-audit --no-fund --silent
+	touch $@
 
 screenshots: $(STAMP) vendor $(AXE)
 	scripts/webui-deps.sh --browser
