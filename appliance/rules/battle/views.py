@@ -116,6 +116,14 @@ def _judgements(state: Battle) -> list[dict[str, Any]]:
     return list(rows)
 
 
+def _undo_to(prev: Battle) -> dict[str, Any]:
+    """Where an undo returns: the host's dialog shows what it takes back (the verdicts and
+    score changes since, the phase it goes back to)."""
+    return {"phase": prev.phase, "scores": prev.scores(), "judgements": len(prev.judgements),
+            "question": {"theme": prev.themes[prev.theme].name,
+                         "value": prev.themes[prev.theme].value(prev.number)}}
+
+
 def view(state: Battle, role: str) -> dict[str, Any]:
     seat = kit.view_seat(role, state.seats)  # refuses a role or seat there is not
     if role == "hardware":
@@ -137,6 +145,7 @@ def view(state: Battle, role: str) -> dict[str, Any]:
             "judgements": _judgements(state),
             "corrections": [{"player": p, "points": d} for p, d in state.corrections],
             "can_undo": can_undo(state),
+            "undo_to": _undo_to(state.earlier[-1]) if state.earlier else None,
             "settings": state.settings.to_json(),
         })
         return out

@@ -128,7 +128,8 @@ def _e_judged(s: State, e: Event) -> State:
     d = e.data
     p, verdict = d["player"], d["verdict"]
     j = Judgement(len(s.judgements), p, verdict, int(d["plus"]), int(d["minus"]),
-                  s.round_name, s.play.kind if s.play else "")
+                  s.round_name, s.play.kind if s.play else "",
+                  theme=s.play.theme if s.play else "", value=s.play.value if s.play else None)
     s = replace(s, judgements=s.judgements + (j,), scores=_score(s, p, j.delta))
     play = s.play
     if play is None:

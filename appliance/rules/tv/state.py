@@ -74,6 +74,8 @@ class Judgement:
     round: str  # the round's name (statistics by round)
     kind: str
     voided: bool = False  # its question was removed as flawed: it counts for nothing
+    theme: str = ""  # the question's theme and value, for the protocol
+    value: int | None = None
 
     @property
     def delta(self) -> int:
@@ -84,7 +86,7 @@ class Judgement:
     def to_json(self) -> dict[str, Any]:
         return {"ref": self.ref, "player": self.player, "verdict": self.verdict,
                 "delta": self.delta, "round": self.round, "kind": self.kind,
-                "voided": self.voided}
+                "voided": self.voided, "theme": self.theme, "value": self.value}
 
 
 Pairs = tuple[tuple[int, Any], ...]

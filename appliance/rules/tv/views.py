@@ -56,10 +56,23 @@ def view(state: State, role: str) -> dict[str, Any]:
     if host:
         out["settings"] = state.settings.to_json()
         out["can_undo"] = can_undo(state)
+        out["undo_to"] = _undo_to(state.earlier[-1] if state.earlier else None)
         out["package"] = state.package.name
     if seat is not None:
         out["seat"] = seat
     return out
+
+
+def _undo_to(prev: State | None) -> dict[str, Any] | None:
+    """Where an undo returns: the host's dialog shows what it takes back (the verdicts and
+    score changes since, the phase it goes back to)."""
+    if prev is None:
+        return None
+    play = prev.play
+    return {"phase": prev.phase, "scores": list(prev.scores),
+            "judgements": len(prev.judgements),
+            "question": None if play is None else {"theme": play.theme, "value": play.value}}
+
 
 
 def _hardware(state: State) -> dict[str, Any]:
