@@ -47,9 +47,11 @@ class Box:
     close: Callable[[], None]
 
 
-def build(data: Path, *, simulate: bool, pins: str | None, demo: bool) -> Box:
+def build(data: Path, *, simulate: bool, pins: str | None, demo: bool,
+          listen: str | None = None) -> Box:
     """Store, loop, buttons and web UI over one data directory. Runs in the server's worker
-    process (after the fork), so every thread lives beside the game loop."""
+    process (after the fork), so every thread lives beside the game loop. `listen` is the
+    address the server listens on (the host page's QR code names only a reachable one)."""
     from appliance.runtime.loop import GameLoop
     from appliance.runtime.store import Store, db_path
     from appliance.runtime.systemd import Watchdog
@@ -66,6 +68,7 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool) -> Box:
                         start_game=games.start, list_packages=games.list_packages,
                         library=library, store=store)
     services.extras["export_game"] = lambda g: _export(store, g)
+    services.extras["listen"] = listen
     hardware = None
     loop.start()
     import gpio
@@ -194,7 +197,7 @@ def serve(args: argparse.Namespace) -> int:
 
     def factory() -> Any:
         box = build(data, simulate=args.simulate, pins=args.pins,
-                    demo=args.demo and not args.no_demo)
+                    demo=args.demo and not args.no_demo, listen=args.host)
         closers.append(box.close)
         atexit.register(box.close)
         return box.app

@@ -173,12 +173,15 @@ def play() -> str:
 
 def host_url() -> str:
     """The address a tablet should open: a setting (the box's name on its own Wi-Fi),
-    else the address this request came in on."""
+    else the address this request came in on — the box's LAN address for a request on
+    loopback, but only when the server listens on every address (started with
+    HOST=127.0.0.1, no other device can reach it: the QR code names what works)."""
     configured = services().settings.get().get("host_url")
     if configured:
         return str(configured)
     h = request.host
-    if h.startswith(("localhost", "127.")):
+    listen = services().extras.get("listen")
+    if h.startswith(("localhost", "127.")) and listen in (None, "", "0.0.0.0", "::"):
         ip = _lan_address()
         if ip:
             port = h.split(":", 1)[1] if ":" in h else ""
