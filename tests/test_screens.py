@@ -105,6 +105,7 @@ class Inspector:
         self.problems: list[str] = []
         self.seen: list[str] = []
         self.phone: dict[str, dict[str, Any]] = {}
+        self.banner: dict[str, str | None] = {}  # the host's round banner at each phase
 
     PHONE_STATE = """() => ({
       status: document.querySelector("#my-status").hidden ? null
@@ -122,6 +123,10 @@ class Inspector:
         self.seen.append(f"{name}/{role}")
         if role == "phone":
             self.phone[name] = page.evaluate(self.PHONE_STATE)
+        if role == "host":
+            self.banner[name] = page.evaluate(
+                "() => { const b = document.querySelector('#round-banner');"
+                " return b.hidden ? null : b.textContent; }")
         for p in page.evaluate(CHECK_JS, NAMESPACES):
             self.problems.append(f"{name} {role} {page.viewport_size}: {p}")
         if not page.evaluate("typeof axe !== 'undefined'"):
@@ -161,6 +166,9 @@ def test_a_tv_game_through_the_screens(show: tuple[Show, Inspector]) -> None:
     assert not inspector.problems, "\n".join(inspector.problems)
     assert s.board.locator("#winner-name").inner_text() == "Анна"  # after the shootout
     assert "tv-shootout/board" in inspector.seen
+    # The host names the shootout as the rules do, with who plays it (Вера sits out).
+    assert inspector.banner["tv-shootout"] == "Перестрелка: Анна, Борис"
+    assert inspector.banner["tv-choose"] is None
     # The phones followed the TV game: Вера's false start, Анна's buzzer arming with the
     # lamp, «Ваш ответ!», the final's forms in the buzzer's place, the results.
     ph = inspector.phone
@@ -238,7 +246,7 @@ def test_an_answer_countdown_that_runs_out_tells_host_and_board(
     h.wait_for_selector("#new-game-dialog", state="visible")
     h.check("#ng-format-tv")
     h.fill("#ng-answer_s", "1")
-    inputs = h.locator("#ng-players input")
+    inputs = h.locator("#ng-players input:not([disabled])")
     for i, name in enumerate(["Анна", "Борис", "Вера", ""]):
         inputs.nth(i).fill(name)
     h.click("#ng-start")

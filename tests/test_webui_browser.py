@@ -80,10 +80,12 @@ def start_battle(host: Any, names: list[str], stage: str = "qualification") -> N
         host.click("#new-game")
     host.check("#ng-format-battle")
     host.select_option("#ng-stage", stage)
-    inputs = host.locator("#ng-players input")
+    inputs = host.locator("#ng-players input:not([disabled])")
     for i in range(inputs.count()):
         inputs.nth(i).fill(names[i] if i < len(names) else "")
     host.click("#ng-start")
+    if host.locator("#ng-start.confirming").count():  # a running game: asked once more
+        host.click("#ng-start")
     host.wait_for_selector("#new-game-dialog", state="hidden")
     wait(host, f"v.view && v.view.players.map(p => p.name).join() === {json.dumps(','.join(names))}"
                " && v.view.phase === 'ready'")
@@ -272,10 +274,12 @@ def test_tv_round_with_a_false_start_a_cat_and_an_auction(browser: Any, server: 
     host.click("#new-game")
     host.check("#ng-format-tv")
     assert host.is_hidden("#ng-stage-box")
-    inputs = host.locator("#ng-players input")
+    inputs = host.locator("#ng-players input:not([disabled])")
     for i in range(inputs.count()):
         inputs.nth(i).fill(names[i] if i < len(names) else "")
     host.click("#ng-start")
+    if host.locator("#ng-start.confirming").count():  # a running game: asked once more
+        host.click("#ng-start")
     wait(board, "v.rules === 'tv' && v.view.phase === 'pick_chooser'")
     click_choice(host, "pick_chooser", "Анна")
     wait(board, "v.view.phase === 'choose'")

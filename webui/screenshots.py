@@ -167,14 +167,22 @@ class Show:
             h.select_option("#ng-package", package)
         if rules == "battle":
             h.select_option("#ng-stage", stage)
-        inputs = h.locator("#ng-players input")
+        inputs = h.locator("#ng-players input:not([disabled])")
         for i in range(inputs.count()):
             inputs.nth(i).fill(names[i] if i < len(names) else "")
-        h.click("#ng-start")
+        self.confirm_start()
         h.wait_for_selector("#new-game-dialog", state="hidden")
         joined = json.dumps(",".join(names))
         self.wait(h, f"v.rules === '{rules}'"
                      f" && v.view.players.map(p => p.name).join() === {joined}")
+
+    def confirm_start(self) -> None:
+        """«Начать» on the start screen; with a game still running it asks once more (the
+        screen names the game it will end)."""
+        h = self.host
+        h.click("#ng-start")
+        if h.locator("#ng-start.confirming").count():
+            h.click("#ng-start")
 
     def choice(self, action: str, text: str) -> None:
         self.host.locator(f"[data-action={action}] button", has_text=text).first.click()
@@ -454,10 +462,10 @@ class Show:
                 h.click("#new-game")
             h.check("#ng-format-tv")
             h.select_option("#ng-package", label=title)
-            inputs = h.locator("#ng-players input")
+            inputs = h.locator("#ng-players input:not([disabled])")
             for i in range(inputs.count()):
                 inputs.nth(i).fill(NAMES[i] if i < 3 else "")
-            h.click("#ng-start")
+            self.confirm_start()
             self.wait(h, "v.view && v.view.phase === 'pick_chooser' && v.view.board"
                          f" && v.view.board.themes.length === {themes}")
             self.choice("pick_chooser", NAMES[1])

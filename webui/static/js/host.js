@@ -19,15 +19,22 @@ const RARE = ["undo", "set_score", "rejudge", "set_chooser", "reopen", "remove_q
 // While someone answers, the verdict is the one thing to do: it goes first.
 const FIRST = ["judge", "pick_chooser", "give", "cat_price"];
 
-function split(actions) {
+// While the lamp is on presses may still come: closing the question is not what the host
+// does now, so it never takes the primary place then.
+const NOT_WHILE_LAMP = ["close"];
+
+function split(actions, lamp) {
   const main = [], rare = [], presses = [];
+  let hand = null;
   for (const a of actions || []) {
     if (a.by !== "host" && a.type === "press") presses.push(a);
+    else if (a.type === "hand_over") hand = a;  // its own banner (renderLatePress)
     else if (RARE.includes(a.type)) rare.push(a);
     else main.push(a);
   }
-  main.sort((a, b) => (FIRST.includes(b.type) ? 1 : 0) - (FIRST.includes(a.type) ? 1 : 0));
-  return {main, rare, presses};
+  const rank = (a) => (FIRST.includes(a.type) ? 1 : 0) - (lamp && NOT_WHILE_LAMP.includes(a.type) ? 1 : 0);
+  main.sort((a, b) => rank(b) - rank(a));
+  return {main, rare, presses, hand};
 }
 
 function themeName(v) {
@@ -50,6 +57,7 @@ function render(data) {
   const round = v.shootout ? t("round.shootout") : v.round && v.round.name ? roundName(v.round.name) : "";
   $("where").textContent = data.game == null ? t("host.no_game")
     : [t("rules." + data.rules), round].filter((x) => x !== "" && x != null).join(" · ");
+  renderRoundBanner(v, data);
   $("phase").textContent = phaseText(data, v);
   renderLamp(v, data);
   $("short-word").hidden = !(v.short_word && ["open", "answering"].includes(v.phase));
@@ -65,6 +73,7 @@ function render(data) {
   $("hw-warnings").textContent = warn.join(" · ");
 
   renderQuestion(v, data);
+  $("timer-row").hidden = $("question").hidden;
   renderAnswerer(v);
   renderRace(v);
   renderScores(v);
@@ -73,12 +82,14 @@ function render(data) {
   renderResult(data, v);
 
   const all = data.actions || [];
-  const {main, rare, presses} = split(all.filter((a) => a.type !== "choose" || !v.board));
+  const {main, rare, presses, hand} = split(all.filter((a) => a.type !== "choose" || !v.board), v.lamp);
+  renderLatePress(v, hand);
   const choose = all.find((a) => a.type === "choose" && v.board);
   renderBoardPick(v, choose);
   // The primary action: the verdict, the next step, or the board to pick from; at the end
   // of play, finishing the game (one tap: nothing else is left to do).
   let primary = main.slice(0, 1), rest = main.slice(1);
+  if (v.lamp && primary.length && NOT_WHILE_LAMP.includes(primary[0].type)) { rest = main; primary = []; }
   const ending = rare.find((a) => a.type === "end_game");
   if (!primary.length && !choose && gameOver(data) && ending) primary = [{...ending, confirm: false}];
   if (choose) { rest = main; primary = []; }
@@ -87,10 +98,21 @@ function render(data) {
     ...renderActions($("primary"), primary, fire, {names}),
     ...renderActions($("actions"), rest, fire, {primary: false, names}),
   };
-  $("primary").hidden = primary.length === 0;
+  // Nothing to do but wait (the lamp is on): the primary place says so, at the same size,
+  // so the page does not jump when the next step appears.
+  const waiting = primary.length === 0 && !choose && v.lamp && !gameOver(data);
+  if (waiting) {
+    $("primary").replaceChildren(el("div", {class: "waiting", role: "status", text: t("host.waiting_presses")}));
+    $("primary")._sig = null;
+  }
+  $("primary").hidden = primary.length === 0 && !waiting;
   $("actions").hidden = rest.length === 0;
   Object.assign(keymap, renderCorrections(v, rare.filter((a) => !(primary[0] && primary[0].type === a.type))));
   renderSim(v, presses, data);
+  // The race view and the pause belong to play: not offered before a game or after its end.
+  const playing = data.game != null && !gameOver(data);
+  $("race-toggle").hidden = !playing;
+  $("pause-toggle").hidden = !playing;
   $("race-toggle").classList.toggle("on", !!data.ui.race_shown);
   $("pause-toggle").classList.toggle("on", !!data.ui.paused);
   $("race-toggle").textContent = data.ui.race_shown ? t("host.hide_race") : t("host.show_race");
@@ -100,6 +122,41 @@ function render(data) {
     window._askedNewGame = true;
     openNewGame();
   }
+}
+
+// The shootout («перестрелка») or an extra theme, named as the rules name it, with who
+// plays it (the others sit out).
+function renderRoundBanner(v, data) {
+  const box = $("round-banner");
+  const names = (seats) => seats.map((s) => playerName(v, s)).join(", ");
+  let text = "";
+  if (data.game != null && !gameOver(data)) {
+    if (v.tv && v.shootout) text = t("board.shootout", {names: names(v.shootout.players)});
+    else if (!v.tv && v.theme && v.theme.extra) {
+      text = t("host.extra_theme", {names: names(players(v).filter((p) => p.playing !== false).map((p) => p.seat))});
+    }
+  }
+  box.hidden = !text;
+  box.textContent = text;
+}
+
+// A press with an earlier tick reached the box after the answerer was committed: the host
+// sees who and by how much, and hands the answer over with one button (the engine's
+// `hand_over`, offered only while it is legal).
+function msWords(x) {
+  const n = Math.round(x * 10) / 10;
+  return S.lang === "ru" ? String(n).replace(".", ",") : String(n);
+}
+
+function renderLatePress(v, hand) {
+  const box = $("late-press");
+  const late = v.late_press;
+  box.hidden = !(late && hand);
+  if (box.hidden) return;
+  $("late-text").textContent = t("host.late_press", {name: late.name, ms: msWords(late.earlier_by_ms)});
+  $("late-now").textContent = t("host.late_now", {who: playerName(v, late.winner)});
+  $("late-hand-label").textContent = t("host.hand_over", {name: late.name});
+  $("late-hand").onclick = () => fire({type: "hand_over", player: late.player});
 }
 
 // The lamp: a big coloured sign with an icon and a word (readable without colour).
@@ -144,8 +201,12 @@ function renderQuestion(v, data) {
   const kind = v.kind && v.kind !== "normal" ? " · " + t("kind." + v.kind) : "";
   $("q-head").textContent = head + kind;
   $("q-text").textContent = v.text || "";
-  $("q-answer-text").textContent = v.answerText || "";
-  $("q-answer").hidden = !v.answerText;
+  const accepted = acceptedAnswers(v);
+  $("q-answer-text").textContent = accepted[0] || v.answerText || "";
+  $("q-answer").hidden = !v.answerText && !accepted.length;
+  const also = $("q-also");
+  also.replaceChildren(...accepted.slice(1).map((x) => el("li", {text: x})));
+  $("q-also-box").hidden = accepted.length < 2;
   const extra = [v.comment, (v.wrongAnswers || []).length ? t("host.not_accepted") + ": " + v.wrongAnswers.join(", ") : ""];
   $("q-comment").textContent = extra.filter(Boolean).join(" · ");
   const details = $("q-details");
@@ -157,6 +218,20 @@ function renderQuestion(v, data) {
   if (v.phase === "cat_give" && q.opener != null) {
     details.append(el("p", {class: "note", text: t("host.cat_from", {who: playerName(v, q.opener)})}));
   }
+}
+
+// The right answer first, then each accepted alternative on its own line: the TV view
+// lists them; the sport question carries them in one text, as the package joined them
+// («; », appliance/rules/battle/setup.py).
+function acceptedAnswers(v) {
+  const q = v.question || {};
+  let list;
+  if (v.tv) list = [...((q.answer && q.answer.right) || [])];
+  else list = String(q.answer || "").split(/\s*;\s*/);
+  list = list.map((x) => x.trim()).filter(Boolean);
+  const text = v.tv && q.answer && q.answer.text ? q.answer.text.trim() : "";
+  if (text && !list.includes(text)) list.push(text);
+  return list;
 }
 
 function auctionView(v, a) {
@@ -249,7 +324,8 @@ function renderRace(v) {
   $("race-card").hidden = race.length === 0;
   const table = $("race");
   table.replaceChildren();
-  race.forEach((r) => {
+  // A player who false-started and now answers has served the block: the mark goes.
+  race.filter((r) => !(r.player === v.answering && ["false_start", "blocked"].includes(r.status))).forEach((r) => {
     const msText = r.ms_after_lamp == null ? "—" : (r.ms_after_lamp >= 0 ? "+" : "\u2212") + Math.abs(Math.round(r.ms_after_lamp)) + " " + t("common.ms");
     const current = r.player === v.answering && ["winner", "queued", "candidate"].includes(r.status);
     table.append(el("tr", {class: r.status + (current ? " current" : "")},
@@ -328,7 +404,7 @@ function currentOf(a, v, picked) {
     return t("fix.score_now", {who: playerName(v, picked.player), score: num(players(v)[picked.player].score)});
   }
   if (a.type === "set_chooser") return v.chooser != null ? t("fix.chooser_now", {who: playerName(v, v.chooser)}) : "";
-  if (a.type === "undo") return t("fix.undo_help");
+  if (a.type === "undo") return v.undo_to ? t("fix.undo_what") : t("fix.undo_help");
   if (a.type === "end_game") return t("fix.end_game_help");
   if (a.type === "finish") return t("fix.finish_help");
   if (a.type === "end_round") return t("fix.end_round_help");
@@ -357,38 +433,99 @@ function changeOf(a, v, picked, choices) {
   return missing ? "" : t("host.confirm", {what: fixTitle(a)});
 }
 
+// What an undo takes back, from where the engine says it returns (`undo_to`): the verdicts
+// given since, each score that changes back, the phase and question it returns to.
+function judgementText(v, j) {
+  const pts = j.points ?? j.delta;
+  return `${playerName(v, j.player)} — ${t("verdict." + j.verdict)}` + (pts != null ? ` (${signed(pts)})` : "");
+}
+
+function undoLines(v) {
+  const to = v.undo_to;
+  if (!to) return [];
+  const lines = [];
+  const js = v.judgements || [];
+  const total = v.judgements_total ?? js.length;
+  const gone = Math.min(js.length, Math.max(0, total - to.judgements));
+  for (const j of js.slice(js.length - gone)) lines.push(t("fix.undo_verdict", {what: judgementText(v, j)}));
+  players(v).forEach((p, i) => {
+    if (to.scores[i] != null && to.scores[i] !== p.score) {
+      lines.push(t("fix.score_change", {who: p.name, from: num(p.score), to: num(to.scores[i])}));
+    }
+  });
+  const key = "phase." + to.phase;
+  const phase = t(key) !== key ? t(key) : to.phase;
+  const q = to.question;
+  lines.push(q && q.theme ? t("fix.undo_back_question", {phase, theme: q.theme, value: q.value ?? ""})
+    : t("fix.undo_back", {phase}));
+  return lines;
+}
+
+// A judgement to change, as the host reads it: the engine's own label for the latest ones;
+// older ones come a page at a time from the host's history of the view.
+function refLabel(v, j) {
+  if (S.lang === "ru" && j.label_ru) return j.label_ru;
+  return `${j.ref + 1}. ${judgementText(v, j)}`;
+}
+
+function earlierJudgements(v, set, spec, add) {
+  const shown = () => Math.min(...spec.map((c) => c.value));
+  if (!spec.length || !(shown() > 0)) return;
+  const more = el("button", {class: "btn small more", type: "button", id: "fix-earlier"}, t("fix.earlier"));
+  more.addEventListener("click", async () => {
+    const first = shown();
+    const offset = Math.max(0, first - 20);
+    const res = await send(socket, "history", {key: "judgements", offset, limit: first - offset}, toast);
+    if (!res.ok) return;
+    const older = res.items.filter((j) => !j.voided && j.ref < first).reverse();
+    for (const j of older) {
+      const c = {value: j.ref, ru: refLabel(v, j), en: refLabel(v, j)};
+      spec.unshift(c);
+      more.after(add(c));
+    }
+    if (offset === 0 || !older.length) more.remove();
+  });
+  set.insertBefore(more, set.querySelector("button"));
+}
+
 function openFix(a) {
   const v = norm(state.view);
   const picked = {}, choices = {};
   const fields = $("fix-fields");
   fields.replaceChildren();
   $("fix-title").textContent = fixTitle(a);
+  const undo = a.type === "undo" ? undoLines(v) : [];
+  $("fix-undo").hidden = !undo.length;
+  $("fix-undo").replaceChildren(...(undo.length ? [el("ul", {}, undo.map((x) => el("li", {text: x})))] : []));
   const refresh = () => {
     $("fix-now").textContent = currentOf(a, v, picked);
     const change = changeOf(a, v, picked, choices);
     $("fix-change").textContent = change;
     $("fix-ok").disabled = !change;
   };
-  for (const [name, spec] of Object.entries(a.args || {})) {
+  for (let [name, spec] of Object.entries(a.args || {})) {
     const argLabel = t("arg." + name);
     if (Array.isArray(spec)) {
+      spec = [...spec];
       choices[name] = spec;
       const set = el("fieldset", {class: "fix-choices"}, el("legend", {text: argLabel}));
-      for (const c of spec) {
+      const add = (c) => {
         const b = el("button", {class: "btn choice", type: "button", "aria-pressed": "false",
           dataset: {value: JSON.stringify(c.value)}}, choiceLabel(c));
         b.addEventListener("click", () => {
           picked[name] = c.value;
-          set.querySelectorAll("button").forEach((o) => o.setAttribute("aria-pressed", String(o === b)));
+          set.querySelectorAll("button.choice").forEach((o) => o.setAttribute("aria-pressed", String(o === b)));
           if (a.type === "set_score" && name === "player") {
             const inp = fields.querySelector("input[name=score]");
             if (inp) { inp.value = players(v)[c.value].score; picked.score = players(v)[c.value].score; }
           }
           refresh();
         });
-        set.append(b);
-      }
-      if (spec.length === 1) { picked[name] = spec[0].value; set.querySelector("button").setAttribute("aria-pressed", "true"); }
+        return b;
+      };
+      for (const c of spec) set.append(add(c));
+      if (a.type === "rejudge" && name === "ref") earlierJudgements(v, set, spec, add);
+      if (spec.length === 1) { picked[name] = spec[0].value; set.querySelector("button.choice").setAttribute("aria-pressed", "true"); }
       fields.append(set);
     } else {
       const id = "fix-" + name;
@@ -458,10 +595,36 @@ function openNewGame() {
   if (state && state.rules) document.querySelector(`input[name=rules][value=${state.rules}]`).checked = true;
   syncPackages();
   $("ng-cancel").hidden = !(state && state.game != null);
+  disarmStart();
   $("new-game-dialog").hidden = false;
+}
+
+// A game still running is ended by a new one: the start screen names it, and «Начать»
+// asks once more before ending it.
+function runningGame() {
+  if (!state || state.game == null || state.finished) return "";
+  const v = state.view || {};
+  const who = players(v).map((p) => `${p.name} ${num(p.score)}`).join(", ");
+  return [t("rules." + state.rules), v.package ? `«${v.package}»` : "", who].filter(Boolean).join(" · ");
+}
+
+function disarmStart() {
+  const running = runningGame();
+  $("ng-running").hidden = !running;
+  $("ng-running").textContent = running ? t("host.running_game", {what: running}) : "";
+  $("ng-start").classList.remove("confirming");
+  $("ng-start").textContent = t("host.start");
+  $("ng-start")._armed = false;
 }
 function syncPackages() {
   const rules = rulesChosen();
+  // As many name fields as the format seats (a battle is of 2–3).
+  const most = parseInt(document.querySelector("input[name=rules]:checked").dataset.playersMax, 10) || 99;
+  for (const inp of document.querySelectorAll("#ng-players input")) {
+    const off = parseInt(inp.dataset.seat, 10) >= most;
+    inp.hidden = off;
+    inp.disabled = off;
+  }
   for (const box of document.querySelectorAll("[data-rules-box]")) box.hidden = box.dataset.rulesBox !== rules;
   let first = null;
   for (const o of $("ng-package").options) {
@@ -484,12 +647,20 @@ function newGameOptions(rules) {
 }
 document.querySelectorAll("input[name=rules]").forEach((r) => r.addEventListener("change", syncPackages));
 $("new-game").addEventListener("click", openNewGame);
-$("ng-cancel").addEventListener("click", () => { $("new-game-dialog").hidden = true; });
+$("ng-cancel").addEventListener("click", () => { $("new-game-dialog").hidden = true; disarmStart(); });
 $("new-game-form").addEventListener("submit", async (e) => {
   e.preventDefault();
+  const start = $("ng-start");
+  if (runningGame() && !start._armed) {
+    start._armed = true;
+    start.classList.add("confirming");
+    start.textContent = t("host.start_confirm");
+    return;
+  }
   const rules = rulesChosen();
-  const names = [...document.querySelectorAll("#ng-players input")].map((i) => i.value.trim()).filter(Boolean);
+  const names = [...document.querySelectorAll("#ng-players input:not([disabled])")].map((i) => i.value.trim()).filter(Boolean);
   const res = await send(socket, "new_game", {rules, package: $("ng-package").value, players: names,
     options: newGameOptions(rules)}, toast);
   if (res.ok) $("new-game-dialog").hidden = true;
+  disarmStart();
 });

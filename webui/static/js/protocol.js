@@ -36,7 +36,9 @@ for (const q of sum.questions || []) {
         el("td", {text: playerName(v, j.player)}), el("td", {text: t("verdict." + j.verdict)}), el("td", {class: "num", text: signed(j.points)})));
     }
   } else {
-    const where = [roundName(q.round), q.kind && q.kind !== "normal" ? t("kind." + q.kind) : ""].filter(Boolean).join(", ");
+    // The round, the question's theme and value, its kind (a cat, an auction, the final).
+    const question = q.theme ? (q.value != null && q.kind !== "final" ? `«${q.theme}», ${q.value}` : `«${q.theme}»`) : "";
+    const where = [roundName(q.round), question, q.kind && q.kind !== "normal" ? t("kind." + q.kind) : ""].filter(Boolean).join(", ");
     verdicts.append(el("tr", {}, el("td", {text: String(++n)}), el("td", {text: where}),
       el("td", {text: playerName(v, q.player)}), el("td", {text: t("verdict." + q.verdict)}), el("td", {class: "num", text: signed(q.delta)})));
   }

@@ -1,0 +1,475 @@
+"""The host console after a new host's tryout, in Debian's Chromium against a real
+`svoyak serve --simulate` on loopback: what the undo takes back, a running game named
+before a new one ends it, accepted answers as a list, no jump when a countdown appears,
+the primary action while the lamp is on, false starts, every verdict reachable for a
+change, the toolbar after the end, the start screen's seats, the host page's address, the
+file choosers, the printed protocol, the shootout's name and the late-press hand-over."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_webui_browser import sim_press, start_battle, view, wait
+from webui_kit import CHROMIUM_FLAGS, Server
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+ROOT = Path(__file__).resolve().parent.parent
+AXE = ROOT / "webui" / "node_modules" / "axe-core" / "axe.min.js"
+NAMES = ["Анна", "Борис", "Вера"]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from webui_kit import CHROMIUM
+
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    s = Server(tmp_path / "data", None, "--no-demo").start()
+    yield s
+    s.stop()
+
+
+def open_host(browser: Any, server: Server) -> Any:
+    """A logged-in host at 1280×800; axe is injected as a script tag, which the box's CSP
+    would refuse, so the page lets it past."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800}, bypass_csp=True)
+    page.goto(server.base + "/host")
+    page.fill("#pin", server.pin)
+    page.click("button[type=submit]")
+    page.wait_for_selector("body[data-ready='1']", state="attached")
+    return page
+
+
+def open_board(browser: Any, server: Server) -> Any:
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    page.goto(server.base + "/board")
+    page.wait_for_selector("body[data-ready='1']", state="attached")
+    return page
+
+
+def start_tv(host: Any, names: list[str], answer_s: str = "") -> None:
+    host.wait_for_selector("#new-game-dialog", state="visible")
+    host.check("#ng-format-tv")
+    if answer_s:
+        host.fill("#ng-answer_s", answer_s)
+    inputs = host.locator("#ng-players input:not([disabled])")
+    for i in range(inputs.count()):
+        inputs.nth(i).fill(names[i] if i < len(names) else "")
+    host.click("#ng-start")
+    wait(host, "v.rules === 'tv' && v.view.phase === 'pick_chooser'")
+
+
+def tv_question(host: Any, cell: str = "0:0") -> None:
+    host.locator("[data-action=pick_chooser] button", has_text=NAMES[0]).first.click()
+    wait(host, "v.view.phase === 'choose'")
+    host.click(f"#board-pick button[data-cell='{cell}']")
+    wait(host, "v.view.phase === 'reading'")
+
+
+def axe_problems(page: Any) -> list[str]:
+    if not AXE.exists():  # `make test` installs it (npm ci in webui/)
+        return []
+    page.add_script_tag(path=str(AXE))
+    return list(page.evaluate("""async () => {
+      const r = await axe.run(document, {runOnly: {type: "tag",
+        values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}, resultTypes: ["violations"]});
+      return r.violations.filter((x) => ["serious", "critical"].includes(x.impact))
+        .map((x) => x.id + ": " + x.nodes.map((n) => n.target.join(" ")).join(" | "));
+    }"""))
+
+
+def fix_dialog(host: Any, kind: str) -> None:
+    host.click(f"#corrections [data-fix={kind}]")
+    host.wait_for_selector("#fix-dialog", state="visible")
+
+
+# --- 1. undo says what it takes back ----------------------------------------------------------
+
+def test_the_undo_dialog_names_the_decision_it_takes_back(browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    start_battle(host, NAMES)
+    host.keyboard.press("a")
+    wait(host, "v.view.lamp === true")
+    assert sim_press(server, 1)["ok"]
+    wait(host, "v.view.answering === 1")
+    host.keyboard.press("+")
+    wait(host, "v.view.players[1].score === 10 && v.view.phase === 'closed'")
+    fix_dialog(host, "undo")
+    shown = host.locator("#fix-undo li").all_inner_texts()
+    assert shown[0] == "оценка «Борис — верно (+10)»", shown
+    assert "Борис: 10 → 0" in shown
+    assert shown[-1].startswith("игра вернётся к фазе «ответ»")
+    assert host.locator("#fix-now").inner_text() == "Будет отменено:"
+    assert axe_problems(host) == []
+    host.click("#fix-ok")
+    wait(host, "v.view.players[1].score === 0 && v.view.phase === 'answering'")
+
+
+# --- 2. a new game names the running one before ending it -------------------------------------
+
+def test_a_new_game_names_the_running_game_and_asks_before_ending_it(
+        browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    start_tv(host, NAMES)
+    game = view(host)["game"]
+    host.click("#new-game")
+    warning = host.locator("#ng-running")
+    assert warning.is_visible()
+    assert "Телевизионная игра" in warning.inner_text()
+    assert "Анна 0, Борис 0, Вера 0" in warning.inner_text()
+    host.check("#ng-format-battle")
+    host.click("#ng-start")  # the first tap only asks
+    assert host.locator("#ng-start.confirming").inner_text() == "Да, закончить её и начать новую"
+    time.sleep(0.3)
+    assert view(host)["game"] == game and view(host)["rules"] == "tv"
+    assert axe_problems(host) == []
+    host.click("#ng-start")
+    wait(host, f"v.game !== {game} && v.rules === 'battle'")
+    # Cancelled, the question is asked again next time.
+    host.click("#new-game")
+    host.click("#ng-start")
+    host.click("#ng-cancel")
+    host.click("#new-game")
+    assert host.locator("#ng-start.confirming").count() == 0
+
+
+# --- 3. accepted answers as a list ----------------------------------------------------------
+
+def test_accepted_answers_are_a_list_on_the_host(browser: Any, server: Server,
+                                                 tmp_path: Path) -> None:
+    from webui.screenshots import big_board
+
+    pkg = json.loads(big_board(3, 5))
+    pkg["rounds"][0]["themes"][0]["questions"][0]["right"] = ["Оттава", "Ottawa", "г. Оттава"]
+    pkg["name"] = "Ответы"
+    host = open_host(browser, server)
+    r = host.request.post(server.base + "/admin/packages", multipart={"file": {
+        "name": "answers.json", "mimeType": "application/json",
+        "buffer": json.dumps(pkg, ensure_ascii=False).encode()}})
+    assert r.ok, r.text()
+    host.reload()
+    host.wait_for_selector("#new-game-dialog", state="visible")
+    host.check("#ng-format-tv")
+    host.select_option("#ng-package", label="Ответы")
+    start_tv(host, NAMES)
+    tv_question(host)
+    assert host.locator("#q-answer-text").inner_text() == "Оттава"
+    assert host.locator("#q-also li").all_inner_texts() == ["Ottawa", "г. Оттава"]
+    assert ";" not in host.locator("#question").inner_text()
+
+
+def test_accepted_answers_of_a_sport_question_are_a_list(browser: Any, server: Server) -> None:
+    """The sport question carries its alternatives in one text, joined with «; »."""
+    host = open_host(browser, server)
+    start_battle(host, NAMES)
+    answer = view(host)["view"]["question"]["answer"]
+    parts = answer.split("; ")
+    assert len(parts) > 1, answer  # the demo's first question has alternatives
+    assert host.locator("#q-answer-text").inner_text() == parts[0]
+    assert host.locator("#q-also li").all_inner_texts() == parts[1:]
+    assert ";" not in host.locator("#question").inner_text()
+    assert axe_problems(host) == []
+
+
+# --- 4. a countdown that appears moves nothing ------------------------------------------------
+
+def test_the_sport_countdown_appears_without_moving_the_buttons(
+        browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    start_battle(host, NAMES)
+    host.keyboard.press("a")
+    wait(host, "v.view.lamp === true")
+    box = "() => { const r = document.querySelector('#primary').getBoundingClientRect();" \
+          " return [r.left, r.top, r.width, r.height]; }"
+    head = "() => document.querySelector('.host-top').getBoundingClientRect().height"
+    assert host.locator("#primary [data-action=reading_done]").is_visible()
+    before, head_before = host.evaluate(box), host.evaluate(head)
+    host.keyboard.press("r")  # read out: the 7 s window's countdown starts
+    host.wait_for_selector("#clock", state="visible")
+    assert re.fullmatch(r"\d с", host.locator("#clock").inner_text())
+    assert host.evaluate(box) == before
+    assert host.evaluate(head) == head_before
+    # Nothing to do but wait: the primary place says so rather than offering a button.
+    assert host.locator("#primary .waiting").inner_text() == "Кнопки открыты — ждём нажатия"
+
+
+# --- 5. no «Никто не ответил» as the primary while the lamp is on -------------------------------
+
+def test_closing_the_question_is_not_primary_while_the_lamp_is_on(
+        browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    start_tv(host, NAMES)
+    tv_question(host)
+    # Before the lamp: «Сигнал» is the primary, the close is secondary.
+    assert host.locator("#primary [data-action=lamp]").is_visible()
+    host.keyboard.press("Space")
+    wait(host, "v.view.phase === 'buttons'")
+    assert host.locator("#primary [data-action=close]").count() == 0
+    assert host.locator("#actions [data-action=close]").is_visible()
+    assert host.locator("#primary .waiting").is_visible()
+    assert axe_problems(host) == []
+    host.keyboard.press("n")  # its key still works
+    wait(host, "v.view.phase === 'choose'")
+
+
+# --- 6. a false start is cleared while that player answers ------------------------------------
+
+def test_a_false_start_mark_goes_when_that_player_answers(browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    start_tv(host, NAMES)
+    tv_question(host)
+    assert sim_press(server, 2)["ok"]  # Вера, before the lamp
+    wait(host, "v.view.question.race.presses.length === 1")
+    assert host.locator("#race tr.false_start").count() == 1
+    host.keyboard.press("Space")
+    wait(host, "v.view.phase === 'buttons'")
+    time.sleep(2.2)  # the false start's block (2 s) is over
+    assert sim_press(server, 2)["ok"]
+    wait(host, "v.view.phase === 'answering' && v.view.question.answerer === 2")
+    assert host.locator("#race tr.false_start").count() == 0
+    assert "фальстарт" not in host.locator("#race").inner_text()
+    assert host.locator("#answerer-name").inner_text() == "Вера"
+
+
+# --- 7. every verdict reachable for a change ------------------------------------------------
+
+def test_the_change_verdict_dialog_reaches_every_judgement(browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    start_battle(host, NAMES)
+    # 8 questions, each answered wrong by all three: 24 judgements.
+    for _ in range(8):
+        wait(host, "v.view.phase === 'ready'")
+        host.keyboard.press("a")
+        for seat in range(3):
+            wait(host, "v.view.lamp === true && v.view.answering === null")
+            assert sim_press(server, seat)["ok"]
+            wait(host, f"v.view.answering === {seat}")
+            v = view(host)["view"]
+            n = v.get("judgements_total", len(v["judgements"]))
+            host.keyboard.press("-")
+            wait(host, f"(v.view.judgements_total ?? v.view.judgements.length) > {n}")
+        wait(host, "v.view.phase === 'closed'")
+        host.keyboard.press("n")
+    fix_dialog(host, "rejudge")
+    refs = "() => [...document.querySelectorAll('#fix-fields button.choice')]" \
+           ".map((b) => JSON.parse(b.dataset.value)).filter((x) => typeof x === 'number')"
+    shown = host.evaluate(refs)
+    assert min(shown) > 0 and len(shown) < 24  # the engine offers the latest
+    host.click("#fix-earlier")
+    host.wait_for_function(
+        "() => !document.querySelector('#fix-earlier')"
+        " && document.querySelectorAll('#fix-fields button.choice').length >= 24 + 3")
+    assert sorted(set(host.evaluate(refs))) == list(range(24))
+    first = host.locator("#fix-fields button.choice[data-value='0']")
+    assert first.inner_text().startswith("1. ")
+    first.click()
+    host.click("#fix-fields button.choice[data-value='\"right\"']")
+    assert host.locator("#fix-change").inner_text().endswith("→ Верно")
+    before = view(host)["view"]["players"][0]["score"]
+    host.click("#fix-ok")
+    wait(host, f"v.view.players[0].score === {before + 20}")  # 10 lost, 10 won
+
+
+# --- 8. the toolbar after the end ------------------------------------------------------------
+
+def test_race_and_pause_are_not_offered_after_the_game(browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    host.wait_for_selector("#new-game-dialog", state="visible")
+    assert host.locator("#race-toggle").is_hidden() and host.locator("#pause-toggle").is_hidden()
+    start_battle(host, NAMES)
+    assert host.locator("#race-toggle").is_visible() and host.locator("#pause-toggle").is_visible()
+    fix_dialog(host, "end_game")
+    host.click("#fix-ok")
+    wait(host, "v.finished === true")
+    assert host.locator("#race-toggle").is_hidden() and host.locator("#pause-toggle").is_hidden()
+    assert host.locator("#new-game").is_visible()
+
+
+# --- 9. the start screen seats what the format seats -----------------------------------------
+
+def test_the_start_screen_offers_as_many_names_as_the_format_seats(
+        browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    host.wait_for_selector("#new-game-dialog", state="visible")
+    names = host.locator("#ng-players input")
+    host.check("#ng-format-battle")
+    assert [names.nth(i).is_visible() for i in range(names.count())] == [True] * 3 + [False]
+    host.check("#ng-format-tv")
+    assert [names.nth(i).is_visible() for i in range(names.count())] == [True] * 4
+
+
+# --- 10. the host page's address is one the box listens on ------------------------------------
+
+def test_the_host_address_is_the_one_the_box_listens_on(browser: Any, server: Server) -> None:
+    board = open_board(browser, server)
+    wait(board, "v.game === null")
+    assert board.locator("#idle .big").inner_text() == f"http://127.0.0.1:{server.port}/host"
+
+
+def test_on_every_address_the_host_address_is_the_lan_one(tmp_path: Path) -> None:
+    """Listening on every address, a request on loopback is given the LAN address (when
+    the machine has one), as before; listening on loopback only, loopback."""
+    from webui_kit import make_kit
+
+    from webui.pages import _lan_address
+
+    kit = make_kit(tmp_path)
+    try:
+        client = kit.app.test_client()
+        for listen, lan in ((None, True), ("0.0.0.0", True), ("127.0.0.1", False)):
+            kit.services.extras["listen"] = listen
+            page = client.get("/board", base_url="http://127.0.0.1:8080").get_data(True)
+            ip = _lan_address()
+            want = f"http://{ip}:8080/host" if lan and ip else "http://127.0.0.1:8080/host"
+            assert want in page, (listen, want)
+    finally:
+        kit.close()
+
+
+# --- 11. the file choosers speak the page's language ------------------------------------------
+
+@pytest.mark.parametrize("path,field,lang,words", [
+    ("/admin/tournament/", "#t-file", "ru", ("Выбрать файл…", "Файл не выбран")),
+    ("/admin/", "#file", "ru", ("Выбрать файл…", "Файл не выбран")),
+    ("/admin/", "#file", "en", ("Choose a file…", "No file chosen")),
+])
+def test_file_choosers_are_labelled_in_the_page_language(
+        browser: Any, server: Server, path: str, field: str, lang: str,
+        words: tuple[str, str]) -> None:
+    host = open_host(browser, server)
+    if lang == "en":
+        host.goto(server.base + "/lang/en?next=/host")
+    if path.startswith("/admin/tournament"):
+        host.goto(server.base + path)
+        if host.locator("#t-title").count():
+            host.fill("#t-title", "Кубок")
+            host.click("#t-title >> xpath=ancestor::form//button[@type='submit']")
+            host.wait_for_selector(field, state="attached")
+    else:
+        host.goto(server.base + path)
+    control = host.locator(f"label.btn[for='{field[1:]}']")
+    assert control.inner_text() == words[0]
+    assert control.is_visible() and control.bounding_box()["height"] >= 44
+    name = host.locator(f"{field} ~ .file-name")
+    assert name.inner_text() == words[1]
+    native = host.locator(field).bounding_box()
+    assert native is None or native["width"] <= 1  # the browser's own words are not seen
+    host.set_input_files(field, files=[{"name": "entries.csv", "mimeType": "text/csv",
+                                        "buffer": b"name;team\n"}])
+    assert name.inner_text() == "entries.csv"
+    assert axe_problems(host) == []
+
+
+# --- 12. the printed protocol ---------------------------------------------------------------
+
+def test_the_printed_protocol_is_black_on_white_with_theme_and_value(
+        browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    start_tv(host, NAMES)
+    tv_question(host)
+    host.keyboard.press("Space")
+    wait(host, "v.view.phase === 'buttons'")
+    assert sim_press(server, 0)["ok"]
+    wait(host, "v.view.phase === 'answering'")
+    host.keyboard.press("+")
+    wait(host, "v.view.phase === 'choose'")
+    theme = view(host)["view"]["board"]["themes"][0]["name"]
+    value = view(host)["view"]["board"]["themes"][0]["cells"][0]["value"]
+    ctx = browser.new_context()
+    ctx.add_cookies(host.context.cookies())
+    page = ctx.new_page()
+    page.goto(f"{server.base}/protocol/{view(host)['game']}")
+    page.wait_for_selector("#verdicts tr td")
+    row = page.locator("#verdicts tr").nth(1).inner_text()
+    assert f"«{theme}», {value}" in row and "Анна" in row
+    page.emulate_media(media="print")
+    colours = page.evaluate("""() => [...document.querySelectorAll('.protocol *')]
+      .filter((n) => n.childNodes.length && [...n.childNodes].some((c) => c.nodeType === 3
+        && c.textContent.trim()) && n.getClientRects().length)
+      .map((n) => getComputedStyle(n).color)""")
+    assert colours and set(colours) == {"rgb(0, 0, 0)"}
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
+    ctx.close()
+
+
+# --- 13. the shootout by its name -------------------------------------------------------------
+
+def test_the_shootout_banner_names_it_and_its_players(browser: Any, server: Server) -> None:
+    """The banner is drawn from the view alone: a TV view in a shootout between Анна and
+    Борис (the whole TV evening reaches a real one in tests/test_screens.py)."""
+    host = open_host(browser, server)
+    start_tv(host, NAMES)
+    host.evaluate("""() => { const d = structuredClone(window.lastView);
+      d.view.shootout = {players: [0, 1], themes: 1}; render(d); }""")
+    banner = host.locator("#round-banner")
+    assert banner.is_visible() and banner.inner_text() == "Перестрелка: Анна, Борис"
+    assert "shootout" not in host.locator("#host").inner_text().lower()
+
+
+# --- 15. a press that was earlier but arrived late ---------------------------------------------
+
+LATE_GAME = """
+import sys, time
+from pathlib import Path
+from appliance.runtime.loop import GameLoop
+from appliance.runtime.store import Store, db_path
+from appliance.rules.protocol import Command, press
+from appliance.rules.battle.setup import SETUP_SPEC
+store = Store(db_path(Path(sys.argv[1])))
+loop = GameLoop(store).start()
+loop.new_game("battle", SETUP_SPEC.build(["Анна", "Борис", "Вера"], None,
+                                         {"stage": "qualification"})).result(10)
+loop.submit(Command("announce", 0, {})).result(10)
+time.sleep(0.05)
+t = time.monotonic_ns()
+loop.submit(press(1, t + 400_000)).result(10)  # Борис, first to reach the box
+time.sleep(0.1)                               # his settle window closes: he answers
+loop.submit(press(2, t)).result(10)           # Вера's earlier press, arrived late
+loop.stop()
+store.close()
+"""
+
+
+def test_an_earlier_press_that_arrived_late_gets_a_banner_and_one_button(
+        browser: Any, tmp_path: Path) -> None:
+    """The log holds a battle where Вера's press carries the earlier tick but reached the
+    box after Борис was committed (what a slow wire does); the box resumes it."""
+    import subprocess
+
+    data = tmp_path / "data"
+    data.mkdir()
+    subprocess.run([sys.executable, "-c", LATE_GAME, str(data)], check=True, cwd=ROOT,
+                   timeout=60)
+    server = Server(data, None, "--no-demo").start()
+    try:
+        host = open_host(browser, server)
+        wait(host, "v.view && v.view.late_press && v.view.late_press.player === 2")
+        banner = host.locator("#late-press")
+        assert banner.is_visible()
+        assert host.locator("#late-text").inner_text() == "Вера: нажатие раньше на 0,4 мс"
+        assert "Борис" in host.locator("#late-now").inner_text()
+        hand = host.locator("#late-hand")
+        assert hand.inner_text().startswith("Передать ответ: Вера")
+        assert hand.bounding_box()["height"] >= 48
+        # One button: the hand-over is not offered a second time among the actions.
+        assert host.locator("#actions [data-action=hand_over]").count() == 0
+        assert axe_problems(host) == []
+        hand.click()
+        wait(host, "v.view.answering === 2")
+        assert banner.is_hidden()
+        assert host.locator("#answerer-name").inner_text() == "Вера"
+    finally:
+        server.stop()
