@@ -121,9 +121,10 @@ class Written:
         return tuple(p for p in self.players if p not in have)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Play:
-    """The question in play."""
+    """The question in play. Without slots, like `State`: most events copy both, and
+    `records.replace` copies a record without slots through its dict in one call."""
 
     kind: str
     mode: str
@@ -169,7 +170,7 @@ class Shootout:
     theme: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class State:
     players: tuple[str, ...]
     settings: Settings
