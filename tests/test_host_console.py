@@ -132,7 +132,7 @@ def test_a_new_game_names_the_running_game_and_asks_before_ending_it(
     assert "Анна 0, Борис 0, Вера 0" in warning.inner_text()
     host.check("#ng-format-battle")
     host.click("#ng-start")  # the first tap only asks
-    assert host.locator("#ng-start.confirming").inner_text() == "Да, закончить её и начать новую"
+    assert host.locator("#ng-start.confirming").inner_text() == "Закончить её и начать новую"
     time.sleep(0.3)
     assert view(host)["game"] == game and view(host)["rules"] == "tv"
     assert axe_problems(host) == []
