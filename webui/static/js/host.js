@@ -108,6 +108,7 @@ function render(data) {
   $("primary").hidden = primary.length === 0 && !waiting;
   $("actions").hidden = rest.length === 0;
   Object.assign(keymap, renderCorrections(v, rare.filter((a) => !(primary[0] && primary[0].type === a.type))));
+  if (hand && !$("late-press").hidden) keymap[(hand.key || "h").toLowerCase()] = $("late-hand");
   renderSim(v, presses, data);
   // The race view and the pause belong to play: not offered before a game or after its end.
   const playing = data.game != null && !gameOver(data);
@@ -156,6 +157,7 @@ function renderLatePress(v, hand) {
   $("late-text").textContent = t("host.late_press", {name: late.name, ms: msWords(late.earlier_by_ms)});
   $("late-now").textContent = t("host.late_now", {who: playerName(v, late.winner)});
   $("late-hand-label").textContent = t("host.hand_over", {name: late.name});
+  $("late-hand-key").textContent = hand.key || "h";
   $("late-hand").onclick = () => fire({type: "hand_over", player: late.player});
 }
 
