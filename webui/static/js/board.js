@@ -132,18 +132,20 @@ function renderQuestion(v) {
     }
   }
   const last = $("last-answer");
+  last.classList.toggle("final", false);
   if (v.tv && v.last && v.phase === "choose" && v.last.answer && answerOf(v.last.answer)) {
     last.replaceChildren(answerBlock(v.last.answer, t("board.last_answer")));
     last.hidden = false;
   } else if (v.tv && v.phase === "shootout_theme" && v.final && v.final.answer) {
     // The final's answer stays on the TV while the host picks the shootout's theme.
     last.replaceChildren(answerBlock(v.final.answer, t("board.final_answer")));
+    last.classList.toggle("final", true);
     last.hidden = false;
   } else {
     last.hidden = true;
   }
   box.hidden = !shown;
-  $("grid").hidden = shown;
+  $("grid").hidden = shown || !$("grid").childElementCount;  // no board in a shootout
   if (shown) fit(box);
 }
 
