@@ -55,8 +55,9 @@ function render(data) {
   state = data;
   const v = norm(data.view);
   const round = v.shootout ? t("round.shootout") : v.round && v.round.name ? roundName(v.round.name) : "";
+  // The round first: in a narrow top bar the format is what gets cut, not the round.
   $("where").textContent = data.game == null ? t("host.no_game")
-    : [t("rules." + data.rules), round].filter((x) => x !== "" && x != null).join(" · ");
+    : [round, t("rules." + data.rules)].filter((x) => x !== "" && x != null).join(" · ");
   renderRoundBanner(v, data);
   $("phase").textContent = phaseText(data, v);
   renderLamp(v, data);
