@@ -251,17 +251,17 @@ def test_the_change_verdict_dialog_reaches_every_judgement(browser: Any, server:
     start_battle(host, NAMES)
     # 8 questions, each answered wrong by all three: 24 judgements.
     for _ in range(8):
-        wait(host, "v.view.phase === 'ready'")
+        wait(host, "v.view.phase === 'ready'", 15000)
         host.keyboard.press("a")
         for seat in range(3):
-            wait(host, "v.view.lamp === true && v.view.answering === null")
+            wait(host, "v.view.lamp === true && v.view.answering === null", 15000)
             assert sim_press(server, seat)["ok"]
-            wait(host, f"v.view.answering === {seat}")
+            wait(host, f"v.view.answering === {seat}", 15000)
             v = view(host)["view"]
             n = v.get("judgements_total", len(v["judgements"]))
             host.keyboard.press("-")
-            wait(host, f"(v.view.judgements_total ?? v.view.judgements.length) > {n}")
-        wait(host, "v.view.phase === 'closed'")
+            wait(host, f"(v.view.judgements_total ?? v.view.judgements.length) > {n}", 15000)
+        wait(host, "v.view.phase === 'closed'", 15000)
         host.keyboard.press("n")
     fix_dialog(host, "rejudge")
     refs = "() => [...document.querySelectorAll('#fix-fields button.choice')]" \
@@ -436,8 +436,12 @@ loop.submit(Command("announce", 0, {})).result(10)
 time.sleep(0.05)
 t = time.monotonic_ns()
 loop.submit(press(1, t + 400_000)).result(10)  # Борис, first to reach the box
-time.sleep(0.1)                               # his settle window closes: he answers
+deadline = time.monotonic() + 10
+while loop.snapshot()[1].phase != "answering":  # his settle window closes: he answers
+    assert time.monotonic() < deadline
+    time.sleep(0.01)
 loop.submit(press(2, t)).result(10)           # Вера's earlier press, arrived late
+assert loop.snapshot()[0].view(loop.snapshot()[1], "host")["late_press"]["player"] == 2
 loop.stop()
 store.close()
 """
