@@ -130,7 +130,8 @@ def test_sport_battle_to_the_end(browser: Any, server: Server) -> None:
         wait(board, f"v.view.answering === {seat}")
         assert board.locator("#answerer").is_visible()
         assert board.locator("#answerer-name").inner_text() == names[seat]
-        assert board.locator("#lamp-word").inner_text() in ("Ждите", "Wait")
+        # The lamp is off and says who answers.
+        assert board.locator("#lamp-word").inner_text() == f"Отвечает: {names[seat]}"
         # The host, not the board, sees the answer; the short-word banner is up since the
         # press came before "reading finished".
         assert host.locator("#q-answer").inner_text().strip()
