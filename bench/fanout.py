@@ -378,6 +378,12 @@ def run_count(phones: int, questions: int, procs: int, trace: Path | None = None
                 stop_group(bare_proc)
     real = [s for name, s in reports if name == "real" and s is not None]
     floor = [s for name, s in reports if name == "bare" and s is not None]
+    if trace is not None:  # the bench's side of the timeline, beside the server's
+        (trace / str(phones)).mkdir(parents=True, exist_ok=True)
+        (trace / str(phones) / "bench.json").write_text(json.dumps({
+            "real": t_real, "fair": t_fair,
+            "seen_real": [[[*k, t] for k, t in s.items()] for s in real],
+            "seen_floor": [[[*k, t] for k, t in s.items()] for s in floor]}))
     lat, missing = latencies(t_real, real)
     base_lat, base_missing = latencies(t_bare, floor)
     fair_lat, fair_missing = latencies(t_fair, floor)

@@ -299,6 +299,8 @@ class Hub:
         self.trace = tracing.from_environment()  # the fan-out bench's profile, else None
         loop.subscribe(self._on_update if self.trace is None
                        else self.trace.wrap(self._on_update))
+        if self.trace is not None:  # on the loop thread: when decided, when committed
+            loop.subscribe(self._trace_loop, inline=True, early=True)
 
     # --- what each role sees -------------------------------------------------------------
 
@@ -369,13 +371,15 @@ class Hub:
         if self.trace is not None:
             total = clock() - started
             self.trace.note({"rooms": len(rooms), "build_ms": round(build * 1e3, 3),
-                             "emit_ms": round((total - build) * 1e3, 3)})
+                             "emit_ms": round((total - build) * 1e3, 3),
+                             "done": time.monotonic()})
 
     def _on_update(self, update: Any) -> None:
         """Loop subscriber (notifier thread): derive sound cues, then fan out."""
         rules, state = update.rules, update.state
         if self.trace is not None and update.command is not None:
-            self.trace.note({"command": update.command.type, "lag_ms": round(
+            self.trace.note({"command": update.command.type, "t_ns": update.command.t_ns,
+                             "at": time.monotonic(), "lag_ms": round(
                 (self.loop.now(update.game) - update.command.t_ns) / 1e6, 3)})
         if update.game != self.loop.current:
             return
@@ -409,6 +413,11 @@ class Hub:
                 timer.start()
                 return
         self.broadcast(cues, events, (rules, state), update.game)
+
+    def _trace_loop(self, update: Any) -> None:
+        if self.trace is not None and update.command is not None:
+            self.trace.note({"loop": update.command.type, "t_ns": update.command.t_ns,
+                             "committed": update.committed, "at": time.monotonic()})
 
     def _flush(self, seq: int, game: int) -> None:
         """The held state, if nothing newer was sent since."""

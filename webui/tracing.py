@@ -6,8 +6,10 @@ update (``updates.jsonl``), both written when the process exits, so that writing
 measured: the command's type, how long after the command's stamp the notifier started on
 it (for a timeout, the stamp is the deadline: so this is the loop's wake-up, the decision,
 the commit and the hand-off to the notifier thread), how long the frames took to build and
-how long handing them to Socket.IO took. Nothing of this runs without the variable: the box
-on the Pi never pays for it.
+how long handing them to Socket.IO took; and, from an early subscriber on the loop thread,
+when each command was decided and when committed. `bench/fanout_trace.py` lines these up
+with the bench's own times. Nothing of this runs without the variable: the box on the Pi
+never pays for it.
 """
 
 from __future__ import annotations
