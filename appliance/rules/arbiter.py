@@ -171,10 +171,11 @@ def open_question(race: Race) -> Race:
     return replace(race, opened=True)
 
 
-def lamp_on(race: Race, t_ns: int) -> Race:
-    """Light the lamp («сигнал»): presses stamped from `t_ns` on may win."""
+def lamp_on(race: Race, t_ns: int, **changes: Any) -> Race:
+    """Light the lamp («сигнал»): presses stamped from `t_ns` on may win. `changes` are
+    made in the same copy (a re-arm's answered players)."""
     return replace(race, lamp_ns=t_ns, lamps=race.lamps + (t_ns,), opened=True, winner=None,
-                   winner_ns=None, queue_from_ns=None, queue=())
+                   winner_ns=None, queue_from_ns=None, queue=(), **changes)
 
 
 def lamp_off(race: Race) -> Race:
@@ -372,7 +373,7 @@ def next_in_queue(race: Race) -> tuple[Race, int | None]:
 def rearm(race: Race, t_ns: int) -> Race:
     """After a wrong answer: the answerer is done, the lamp lights again for the others."""
     answered = race.answered | ({race.winner} if race.winner is not None else set())
-    return lamp_on(replace(race, answered=answered), t_ns)
+    return lamp_on(race, t_ns, answered=answered)
 
 
 def reaction_ns(race: Race, t_ns: int) -> int:

@@ -64,7 +64,7 @@ def _question_spec(q: Any) -> QuestionSpec:
 def theme_spec(t: Any, extra: bool = False) -> ThemeSpec:
     """A theme from its JSON form ``{"name", "red", "questions": [5 × {text, answer,
     comment}]}``; without questions the host reads them from paper."""
-    name = t.get("name") if isinstance(t, Mapping) else None
+    name = t.get("name") if isinstance(t, (dict, Mapping)) else None  # dict: no ABC check
     if not isinstance(name, str) or not (name := name.strip()):
         raise _bad_setup("у темы должно быть название", "a theme needs a name")
     qs = t.get("questions") or ()
