@@ -1,5 +1,6 @@
 """The battle host view's list of judgements is kept from one update to the next (only a new
-judgement is labelled), and is always what labelling every judgement afresh gives: checked
+judgement is labelled), and is always what labelling every judgement afresh gives; the
+same for where an undo returns, and the scores: checked
 along a random walk of legal commands (judgements, rejudgements, undo, corrections,
 removed questions) through the code the loop runs, on a real SQLite file."""
 
@@ -26,6 +27,15 @@ SETUP = {"players": ["Аня", "Борис", "Вера"],
 def fresh(state: Any) -> list[dict[str, Any]]:
     return [{"ref": i, "label_ru": actions.judgement_label(state, i)[0], "player": j.player,
              "verdict": j.verdict, "points": j.points} for i, j in enumerate(state.judgements)]
+
+
+def undo_to(state: Any) -> dict[str, Any] | None:
+    if not state.earlier:
+        return None
+    prev = state.earlier[-1]
+    return {"phase": prev.phase, "scores": prev.scores(), "judgements": len(prev.judgements),
+            "question": {"theme": prev.themes[prev.theme].name,
+                         "value": prev.themes[prev.theme].value(prev.number)}}
 
 
 def args(action: Any, rng: random.Random) -> dict[str, Any]:
@@ -76,7 +86,14 @@ def test_the_kept_judgements_equal_a_fresh_labelling(tmp_path: Path, seed: int,
                 assert labelled == [len(js) - 1]  # only the new judgement is labelled
                 appended += 1
             labelled.clear()
-            assert rules.view(session.state, "host")["judgements"] == fresh(session.state)
+            host = rules.view(session.state, "host")
+            assert host["judgements"] == fresh(session.state)
             assert labelled == []
+            assert host["undo_to"] == undo_to(session.state)  # kept while its target is
+            assert host["players"] == [  # and the scores, summed from this very state
+                {**p, "score": sum(j.points for j in session.state.judgements
+                                   if j.player == p["seat"]) + sum(
+                    d for who, d in session.state.corrections if who == p["seat"])}
+                for p in host["players"]]
             previous = js
         assert appended >= 5 and unchanged >= 5

@@ -116,12 +116,24 @@ def _judgements(state: Battle) -> list[dict[str, Any]]:
     return list(rows)
 
 
+# The last `_undo_to` and the state it describes: the undo target changes only at an
+# undoable decision, and summing its scores on every update would also evict the current
+# state's scores from `Battle.scores`' memo, so every view of the update summed them again.
+_LAST_UNDO_TO: tuple[Battle, dict[str, Any]] | None = None
+
+
 def _undo_to(prev: Battle) -> dict[str, Any]:
     """Where an undo returns: the host's dialog shows what it takes back (the verdicts and
     score changes since, the phase it goes back to)."""
-    return {"phase": prev.phase, "scores": prev.scores(), "judgements": len(prev.judgements),
-            "question": {"theme": prev.themes[prev.theme].name,
-                         "value": prev.themes[prev.theme].value(prev.number)}}
+    global _LAST_UNDO_TO
+    memo = _LAST_UNDO_TO
+    if memo is not None and memo[0] is prev:
+        return dict(memo[1])
+    out = {"phase": prev.phase, "scores": prev.scores(), "judgements": len(prev.judgements),
+           "question": {"theme": prev.themes[prev.theme].name,
+                        "value": prev.themes[prev.theme].value(prev.number)}}
+    _LAST_UNDO_TO = (prev, out)
+    return dict(out)
 
 
 def view(state: Battle, role: str) -> dict[str, Any]:
