@@ -307,18 +307,20 @@ function renderScores(v) {
 // re-armed signal (after a wrong answer, or the sport queue's reset) are a group of their
 // own under a caption, so an earlier signal's times never mix with a later one's.
 function raceGroups(race) {
-  const groups = new Map();
-  for (const r of race) {
-    if (["bounce", "closed"].includes(r.status)) continue;
+  const rows = race.filter((r) => !["bounce", "closed"].includes(r.status)).map((r) => ({r,
     // The signal a press is measured from: its tick less its offset (both engines).
-    const key = r.ms_after_lamp == null ? -Infinity : Math.round(r.t_ns / 1e6 - r.ms_after_lamp);
-    if (!groups.has(key)) groups.set(key, []);
-    groups.get(key).push(r);
+    lamp: r.ms_after_lamp == null ? -Infinity : r.t_ns / 1e6 - r.ms_after_lamp}));
+  rows.sort((a, b) => a.lamp - b.lamp);
+  const groups = [];
+  for (const x of rows) {  // one signal: the same lamp, to float rounding (signals are far apart)
+    const g = groups[groups.length - 1];
+    if (g && (g.lamp === x.lamp || Math.abs(g.lamp - x.lamp) < 0.5)) g.rows.push(x.r);
+    else groups.push({lamp: x.lamp, before: x.lamp === -Infinity, rows: [x.r]});
   }
-  return [...groups.entries()].sort((a, b) => a[0] - b[0]).map(([key, rows]) => ({
-    before: key === -Infinity,
-    rows: rows.sort((a, b) => (a.ms_after_lamp ?? -Infinity) - (b.ms_after_lamp ?? -Infinity) || a.t_ns - b.t_ns),
-  }));
+  for (const g of groups) {
+    g.rows.sort((a, b) => (a.ms_after_lamp ?? -Infinity) - (b.ms_after_lamp ?? -Infinity) || a.t_ns - b.t_ns);
+  }
+  return groups;
 }
 
 function renderRace(v, data) {
