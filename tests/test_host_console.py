@@ -229,11 +229,15 @@ def test_closing_the_question_is_not_primary_while_the_lamp_is_on(
 
 def test_a_false_start_mark_goes_when_that_player_answers(browser: Any, server: Server) -> None:
     host = open_host(browser, server)
+    board = open_board(browser, server)
+    marks = board.locator(".board-scores .p[data-seat='2'] .marks")
     start_tv(host, NAMES)
     tv_question(host)
     assert sim_press(server, 2)["ok"]  # Вера, before the lamp
     wait(host, "v.view.question.race.presses.length === 1")
     assert host.locator("#race tr.false_start").count() == 1
+    wait(board, "v.view.question && v.view.question.race.presses.length === 1")
+    assert "✕" in marks.inner_text()
     host.keyboard.press("Space")
     wait(host, "v.view.phase === 'buttons'")
     time.sleep(2.2)  # the false start's block (2 s) is over
@@ -242,6 +246,8 @@ def test_a_false_start_mark_goes_when_that_player_answers(browser: Any, server: 
     assert host.locator("#race tr.false_start").count() == 0
     assert "фальстарт" not in host.locator("#race").inner_text()
     assert host.locator("#answerer-name").inner_text() == "Вера"
+    wait(board, "v.view.phase === 'answering'")
+    assert marks.inner_text() == ""  # nor on the board's score row
 
 
 # --- 7. every verdict reachable for a change ------------------------------------------------

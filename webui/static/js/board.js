@@ -282,7 +282,8 @@ function renderAnswerer(v) {
 
 function falseStarts(v) {
   const marks = {};
-  for (const r of v.race || []) if (r.status === "false_start") marks[r.player] = (marks[r.player] || 0) + 1;
+  // A player who false-started and now answers has served the block: no mark while answering.
+  for (const r of v.race || []) if (r.status === "false_start" && r.player !== v.answering) marks[r.player] = (marks[r.player] || 0) + 1;
   return marks;
 }
 
