@@ -7,6 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from appliance.rules import seq
 from appliance.rules.seq import EMPTY, Seq
 
 OPS = st.lists(st.tuples(st.sampled_from(["append", "set_last", "without_last", "set"]),
@@ -16,6 +17,22 @@ OPS = st.lists(st.tuples(st.sampled_from(["append", "set_last", "without_last", 
 @settings(max_examples=300, deadline=None)
 @given(OPS)
 def test_every_version_stays_the_tuple_it_stands_for(ops):
+    check(ops)
+
+
+@settings(max_examples=300, deadline=None)
+@given(OPS)
+def test_every_version_stays_the_tuple_it_stands_for_at_chunk_boundaries(ops):
+    """The same with chunks of three items, so the operations meet a chunk boundary often."""
+    chunk = seq.CHUNK
+    seq.CHUNK = 3
+    try:
+        check(ops)
+    finally:
+        seq.CHUNK = chunk
+
+
+def check(ops):
     versions: list[tuple[Seq[int], tuple[int, ...]]] = [(EMPTY, ())]
     for op, value, pick in ops:
         seq, model = versions[pick % len(versions)]  # any version, old ones too (undo)
@@ -60,15 +77,31 @@ def test_an_index_out_of_range_and_empty_edits_raise():
 
 def test_the_newest_version_grows_in_place_and_a_branch_copies_once():
     """Structure, not timing (the replay bench times it): appending to the newest version
-    and changing its last item share the list; only a branch off an older version copies."""
+    and changing its last item share the list of chunks; a version grown again after an
+    undo shares it too; only a branch off an older version copies it (not the items)."""
+    vals = list(range(1000))  # the same objects again when grown again
     s: Seq[int] = EMPTY
     for i in range(1000):
-        s = s.append(i)
+        s = s.append(vals[i])
     grown = s.set_last(-1).append(5).set_last(6).append(7)
-    assert grown._items is s._items
+    assert grown._chunks is s._chunks
     undone = s.without_last().append(42)  # an undo, then a new item: the prefix is the same
-    assert undone._items is s._items and tuple(undone) == (*range(999), 42)
-    branch = s.without_last().set_last(-5).append(42)  # the older last item changed
-    assert branch._items is not s._items
-    assert tuple(branch) == (*range(998), -5, 42) and tuple(s) == tuple(range(1000))
-    assert branch.append(1)._items is branch._items  # copied once, then shared again
+    assert undone._chunks is s._chunks and tuple(undone) == (*range(999), 42)
+    back = s
+    for _ in range(40):  # undo past a chunk boundary, then grow the same items again
+        back = back.without_last()
+    for i in range(960, 1000):
+        back = back.append(vals[i])
+    assert back._chunks is s._chunks and back == s
+    branch = s
+    for _ in range(40):
+        branch = branch.without_last()
+    branch = branch.set_last(-5)
+    for i in range(40):
+        branch = branch.append(i)  # the older items changed: the chunk list is copied once
+    assert branch._chunks is not s._chunks
+    assert tuple(branch) == (*range(959), -5, *range(40)) and tuple(s) == tuple(range(1000))
+    assert branch.append(1)._chunks is branch._chunks  # copied once, then shared again
+    assert all(a is b for a, b in zip(branch._chunks, s._chunks[:29], strict=False))
+    changed = s.set(10, -10)  # a rejudgement: one chunk and the chunk list, not the items
+    assert changed[10] == -10 and s[10] == 10 and changed._chunks[1] is s._chunks[1]
