@@ -15,8 +15,8 @@ items after the last full chunk in a short tuple, and its last item beside them:
 - a version that branches off an older one (an append after an undo that changed the last
   item, as every question does) or changes an item in the middle (a rejudgement, a
   judgement voided) copies the list of chunks, not the items: n / CHUNK references. With
-  one flat list those copies were the only cost of a fold that grew with the game (5 µs an
-  event at 5,000 events, 6.5 µs at 50,000, bench/replay.py's walk).
+  one flat list those were whole-list copies, and a fold cost more per event the longer
+  the game (bench/replay.py's walk: 5.8-6.8 µs an event at 50,000 against 5.2-5.7 µs now).
 
 Every version stays valid and unchanged whatever is done to the others, so a `Seq` is as
 safe to share between threads as a tuple (chunks below a version's count are never
