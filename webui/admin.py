@@ -15,6 +15,7 @@ from flask import Blueprint, Response, abort, jsonify, request
 from werkzeug.utils import secure_filename
 
 from appliance.packages.archive import PackageError
+from appliance.packages.errors import notice_in
 from appliance.packages.library import LibraryError
 from webui import auth, i18n
 from webui.pages import end_host_sessions, hub, is_host, lang, render, services
@@ -180,7 +181,8 @@ def preview_package(pid: int) -> Any:
         info = lib.info(pid).to_json()
     except LibraryError:
         abort(404)
-    return jsonify({**info, "rounds": [
+    return jsonify({**info, "warning_texts": [notice_in(w, lang()) for w in package.warnings],
+                    "rounds": [
         {"name": r.name, "final": r.final, "themes": [
             {"name": t.name, "questions": [
                 {"price": q.price, "kind": str(q.kind), "text": q.text[:200],

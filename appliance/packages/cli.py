@@ -17,7 +17,7 @@ from typing import Any
 
 from appliance.packages import formats
 from appliance.packages.archive import Limits, PackageError
-from appliance.packages.errors import BilingualError
+from appliance.packages.errors import BilingualError, notice_in
 from appliance.packages.library import Library, LibraryError, counts
 from appliance.packages.model import Package
 
@@ -70,6 +70,12 @@ def language(args: argparse.Namespace, env: dict[str, str] | None = None) -> str
         if value:
             return "ru" if value.startswith("ru") else "en" if value.startswith("en") else None
     return None
+
+
+def _warning(text: str, args: argparse.Namespace) -> str:
+    """A package's warning in the reader's language (both when it is not known)."""
+    lang = language(args)
+    return ("предупреждение: " if lang == "ru" else "warning: ") + notice_in(text, lang)
 
 
 def report(command: str, e: Exception, args: argparse.Namespace) -> None:
@@ -130,7 +136,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                   f"{info.rounds} rounds, {info.themes} themes, {info.questions} questions, "
                   f"{info.media_count} media files, {info.warnings} warnings")
             for w in lib.get(package_id).warnings:
-                print(f"  warning: {w}")
+                print(f"  {_warning(w, args)}")
     return 1 if failed else 0
 
 
@@ -172,7 +178,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             )
             print(f"  {t.name}: {prices}")
     for w in package.warnings:
-        print(f"warning: {w}")
+        print(_warning(w, args))
     return 0
 
 
@@ -199,7 +205,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         return 0
     print(f"{_summary(package.name, package)} ({fmt})")
     for w in package.warnings:
-        print(f"warning: {w}")
+        print(_warning(w, args))
     return 0
 
 

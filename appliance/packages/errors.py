@@ -50,3 +50,22 @@ class Place:
 
     def __str__(self) -> str:
         return self.en
+
+
+# A warning (the package imports, something in it is left out or read otherwise) is kept in
+# the package as one string holding both languages, Russian on the first line: the stored
+# package format keeps its list of strings, and packages imported before warnings were
+# bilingual (one English line) still read.
+def notice(ru: str, en: str) -> str:
+    """A warning in both languages, as the package keeps it."""
+    return f"{ru}\n{en}"
+
+
+def notice_in(text: str, lang: str | None) -> str:
+    """A kept warning in `lang` ("ru" or "en"); both lines when `lang` is None. A one-line
+    warning (an older import) is the same in every language."""
+    ru, sep, en = text.partition("\n")
+    if not sep or lang is None:
+        return text.replace("\n", " / ")
+    return en if lang == "en" else ru
+

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from appliance.packages import jsonform
 from appliance.packages.archive import Limits, PackageError, SafeZip, read_document
+from appliance.packages.errors import notice
 from appliance.packages.loaded import Loaded, guess_mime
 from appliance.packages.media import is_hash
 from appliance.packages.model import Item, Package
@@ -80,10 +81,12 @@ def _drop_unavailable(package: Package, available: set[str], where: str) -> None
                     for item in list(items):
                         if item.is_media and item.value not in available:
                             items.remove(item)
-                            package.warnings.append(
+                            package.warnings.append(notice(
+                                f"{where}: раунд «{r.name}», тема «{t.name}», вопрос "
+                                f"{n + 1} ({q.price}): файла {item.value} нет; пропущен",
                                 f"{where}: round «{r.name}», theme «{t.name}», question "
                                 f"{n + 1} ({q.price}): media {item.value} is missing; left out"
-                            )
+                            ))
 
 
 def _parse(data: bytes, where: str) -> Package:

@@ -24,7 +24,7 @@ import defusedxml
 import defusedxml.ElementTree as SafeET
 
 from appliance.packages.archive import Limits, PackageError, SafeZip
-from appliance.packages.errors import Place
+from appliance.packages.errors import Place, notice
 from appliance.packages.loaded import Loaded, guess_mime
 from appliance.packages.model import (
     Cat,
@@ -163,6 +163,10 @@ def _bool(raw: str | None) -> bool:
     return (raw or "").strip().lower() in ("true", "1", "yes")
 
 
+_KIND_RU = {ItemType.IMAGE: "картинка", ItemType.AUDIO: "звук", ItemType.VIDEO: "видео",
+            ItemType.HTML: "страница", ItemType.TEXT: "текст"}
+
+
 @dataclass
 class _Ref:
     """A media reference waiting to be matched with an archive entry."""
@@ -186,8 +190,9 @@ class _Reader:
         self.warnings: list[str] = []
         self.refs: list[_Ref] = []
 
-    def warn(self, place: Place | str, message: str) -> None:
-        self.warnings.append(f"{place}: {message}")  # warnings are English for now
+    def warn(self, place: Place, ru: str, en: str) -> None:
+        """Something left out or read otherwise: the import goes on, the host is told."""
+        self.warnings.append(notice(f"{place.ru}: {ru}", f"{place.en}: {en}"))
 
     def fail(self, place: Place, ru: str, en: str, code: str) -> PackageError:
         return PackageError(f"{self.where}: {place.ru}: {ru}", f"{self.where}: {place.en}: {en}",
@@ -241,7 +246,9 @@ class _Reader:
             if theme.questions:
                 themes.append(theme)
             else:
-                self.warn(f"{place}, theme {i + 1} «{theme.name}»", "no questions; left out")
+                named = f"{i + 1} «{theme.name}»"
+                self.warn(place.then(f"тема {named}", f"theme {named}"),
+                          "нет вопросов; пропущена", "no questions; left out")
         if not themes:
             raise self.fail(place, "в раунде нет тем с вопросами",
                             "the round has no themes with questions", "no_themes")
@@ -298,12 +305,14 @@ class _Reader:
 
         if price < 0:
             if price != -1:
-                self.warn(place, f"negative price {price} read as an empty cell")
+                self.warn(place, f"отрицательная цена {price}: пустая клетка",
+                          f"negative price {price} read as an empty cell")
             q.kind = Kind.EMPTY
             return q
         kind = KINDS.get(type_name.strip().lower())
         if kind is None:
-            self.warn(place, f"question type «{type_name}» is not supported; played as normal")
+            self.warn(place, f"тип вопроса «{type_name}» не поддерживается; играется как обычный",
+                      f"question type «{type_name}» is not supported; played as normal")
             kind = Kind.NORMAL
         q.kind = kind
         if kind == Kind.CAT:
@@ -353,7 +362,8 @@ class _Reader:
             high = int(el.get("maximum", "0"))
             step = int(el.get("step", "0"))
         except ValueError:
-            self.warn(place, "the secret question's price set is not numeric; uses its price")
+            self.warn(place, "цены вопроса с секретом не числа; берётся его цена",
+                      "the secret question's price set is not numeric; uses its price")
             return CatPrice(values=[price])
         return self._price_range(low, high, step, price, place, pending)
 
@@ -370,7 +380,8 @@ class _Reader:
         try:
             value = int(raw)
         except ValueError:
-            self.warn(place, f"cat cost «{raw}» is not a number; uses the question's price")
+            self.warn(place, f"цена кота «{raw}» не число; берётся цена вопроса",
+                      f"cat cost «{raw}» is not a number; uses the question's price")
             return CatPrice(values=[price])
         return self._price_range(value, value, 0, price, place, pending)
 
@@ -417,7 +428,8 @@ class _Reader:
             raw_type = (el.get("type") or "").strip().lower()
             kind = V5_ITEMS.get(raw_type)
             if kind is None:
-                self.warn(place, f"content of type «{raw_type}» is not supported; left out")
+                self.warn(place, f"содержимое типа «{raw_type}» не поддерживается; пропущено",
+                          f"content of type «{raw_type}» is not supported; left out")
                 continue
             value = (el.text or "").strip()
             item = Item(
@@ -433,8 +445,10 @@ class _Reader:
                 target.append(item)
                 self.refs.append(_Ref(target, item, place))
             else:
-                self.warn(place, f"{kind.value} from an external link is not available "
-                                 "offline; left out")
+                self.warn(place, f"внешняя ссылка ({_KIND_RU[kind]}) без сети недоступна; "
+                                 "пропущена",
+                          f"{kind.value} from an external link is not available offline; "
+                          "left out")
 
     def _atoms(self, q: Question, scenario: ET.Element, place: Place) -> None:
         target = q.content
@@ -445,7 +459,8 @@ class _Reader:
                 continue
             found = ATOMS.get(raw_type)
             if found is None:
-                self.warn(place, f"content of type «{raw_type}» is not supported; left out")
+                self.warn(place, f"содержимое типа «{raw_type}» не поддерживается; пропущено",
+                          f"content of type «{raw_type}» is not supported; left out")
                 continue
             kind, spoken = found
             value = (el.text or "").strip()
@@ -460,8 +475,10 @@ class _Reader:
                 target.append(item)
                 self.refs.append(_Ref(target, item, place))
             else:
-                self.warn(place, f"{kind.value} from an external link is not available "
-                                 "offline; left out")
+                self.warn(place, f"внешняя ссылка ({_KIND_RU[kind]}) без сети недоступна; "
+                                 "пропущена",
+                          f"{kind.value} from an external link is not available offline; "
+                          "left out")
 
 
 def _duration(raw: str | None) -> float | None:
@@ -511,8 +528,8 @@ def _resolve(reader: _Reader, names: list[str]) -> tuple[dict[str, str], dict[st
         else:
             entry = by_file.get(raw) or by_file.get(unquote(raw))
         if entry is None:
-            reader.warn(ref.place, f"media file {folder}/{raw} is missing from the package; "
-                                   "left out")
+            reader.warn(ref.place, f"файла {folder}/{raw} нет в пакете; пропущен",
+                        f"media file {folder}/{raw} is missing from the package; left out")
             ref.items.remove(ref.item)
             continue
         logical = f"{entry.partition('/')[0]}/{unquote(entry.partition('/')[2])}"

@@ -59,6 +59,11 @@ function previewBoard(pkg) {
     }
     box.append(grid);
   }
+  const warned = pkg.warning_texts || [];
+  if (warned.length) {
+    box.append(el("h4", {text: t("admin.preview_warnings", {n: warned.length})}),
+      el("ul", {class: "preview-warnings"}, ...warned.map((w) => el("li", {text: w}))));
+  }
   box.hidden = false;
   box.scrollIntoView({block: "nearest"});
 }
