@@ -483,3 +483,36 @@ def test_an_earlier_press_that_arrived_late_gets_a_banner_and_one_button(
         assert host.locator("#answerer-name").inner_text() == "Вера"
     finally:
         server.stop()
+
+
+# --- 16. the short-word banner keeps the answerer, the verdict and the scores in view ---------
+
+def in_viewport(page: Any, selector: str) -> bool:
+    box = page.locator(selector).bounding_box()
+    size = page.viewport_size
+    return bool(box and box["y"] >= 0 and box["x"] >= 0
+                and box["y"] + box["height"] <= size["height"]
+                and box["x"] + box["width"] <= size["width"])
+
+
+def test_the_short_word_banner_keeps_the_scores_in_view(browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    start_battle(host, NAMES)
+    host.keyboard.press("a")  # announced, not read out: a press now means «key word only»
+    wait(host, "v.view.lamp === true")
+    assert sim_press(server, 1)["ok"]
+    wait(host, "v.view.answering === 1")
+    host.keyboard.press("s")  # the signal reset opens the queue
+    wait(host, "v.view.queue_open === true")
+    for seat in (0, 2):
+        assert sim_press(server, seat)["ok"]
+    wait(host, "v.view.queue.length === 2")
+    assert host.locator("#short-word").is_visible()
+    for sel in ("#short-word", "#answerer-name", "#primary button >> nth=0",
+                "#scores-card", "#scores .score-row[data-seat='2']"):
+        assert in_viewport(host, sel), sel
+    assert host.evaluate("document.scrollingElement.scrollTop") == 0
+    current = host.locator("#race tr.current")
+    assert current.count() == 1 and "Борис" in current.inner_text()
+    assert "отвечает" in current.inner_text() and "в очереди" not in current.inner_text()
+    assert axe_problems(host) == []

@@ -62,6 +62,7 @@ function render(data) {
   $("phase").textContent = phaseText(data, v);
   renderLamp(v, data);
   $("short-word").hidden = !(v.short_word && ["open", "answering"].includes(v.phase));
+  $("short-word").classList.toggle("compact", v.answering != null);
   $("second-host").hidden = !((data.hosts || 1) > 1);
   const hw = (data.hardware && data.hardware.warnings) || [];
   const stuck = ((data.hardware && data.hardware.seats) || []).filter((s) => s.stuck).map((s) => playerName(v, s.seat));
@@ -334,7 +335,7 @@ function renderRace(v) {
     table.append(el("tr", {class: r.status + (current ? " current" : "")},
       el("td", {text: playerName(v, r.player)}),
       el("td", {class: "num", text: msText}),
-      el("td", {text: t("race." + r.status)}),
+      el("td", {text: current ? t("race.answering") : t("race." + r.status)}),
       el("td", {class: "muted", text: r.by && r.by !== "button" ? t("race.by." + r.by) : ""})));
   });
 }
