@@ -516,3 +516,35 @@ def test_the_short_word_banner_keeps_the_scores_in_view(browser: Any, server: Se
     assert current.count() == 1 and "Борис" in current.inner_text()
     assert "отвечает" in current.inner_text() and "в очереди" not in current.inner_text()
     assert axe_problems(host) == []
+
+
+# --- 17. after a re-signal the race is captioned per signal, each timed from its own ---------
+
+def test_the_race_after_a_re_signal_is_captioned_per_signal(browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    start_tv(host, NAMES)
+    tv_question(host)
+    host.keyboard.press("Space")
+    wait(host, "v.view.phase === 'buttons'")
+    assert sim_press(server, 0)["ok"]  # Анна, first on signal 1
+    wait(host, "v.view.phase === 'answering'")
+    host.keyboard.press("-")
+    wait(host, "v.view.phase === 'after_wrong'")
+    assert sim_press(server, 2)["ok"]  # Вера, before the re-signal: a false start
+    wait(host, "v.view.question.race.presses.length === 2")
+    time.sleep(0.3)
+    host.keyboard.press("Space")  # «Снова сигнал»
+    wait(host, "v.view.phase === 'buttons'")
+    time.sleep(2.2)  # Вера's block is over
+    assert sim_press(server, 1)["ok"]  # Борис, first on signal 2
+    wait(host, "v.view.phase === 'answering' && v.view.question.answerer === 1")
+    captions = host.locator("#race tr.signal").all_inner_texts()
+    assert captions == ["Сигнал 1", "Сигнал 2"], captions
+    first = host.locator("#race tbody[data-signal='1']").inner_text()
+    second = host.locator("#race tbody[data-signal='2']").inner_text()
+    assert "Анна" in first and "Вера" not in first and "Борис" not in first
+    assert "Борис" in second and "Вера" in second
+    vera = host.locator("#race tbody[data-signal='2'] tr.false_start")
+    assert re.search(r"\u2212\d+ мс", vera.inner_text()), vera.inner_text()  # before its signal
+    assert "+" not in vera.inner_text()
+    assert axe_problems(host) == []

@@ -323,20 +323,58 @@ function renderBoardPick(v, choose) {
   box.append(grid);
 }
 
+// The presses grouped by the signal they belong to, each timed from its own signal: after a
+// re-signal («Снова сигнал») the first signal's presses and the second's are captioned apart,
+// as the board does, and a press made while the lamp was off counts as a false start before
+// the next signal (a minus time), not as a late press after the previous one.
+function raceGroups(v) {
+  const race = v.race || [];
+  const lamps = (v.tv && v.question && v.question.race && v.question.race.lamps) || null;
+  const groups = new Map();
+  const put = (n, r, ms) => {
+    if (!groups.has(n)) groups.set(n, []);
+    groups.get(n).push({...r, ms});
+  };
+  for (const r of race) {
+    if (lamps && lamps.length && r.lamp != null) {
+      const early = ["false_start", "early"].includes(r.status);
+      if (early) put(r.lamp + 1, r, r.lamp < lamps.length ? (r.t_ns - lamps[r.lamp]) / 1e6 : null);
+      else put(Math.max(r.lamp, 1), r, r.ms_after_lamp);
+    } else {
+      // Without the signals' ticks (sport): the signal is the press's tick less its offset.
+      const lamp = r.ms_after_lamp == null ? null : Math.round(r.t_ns / 1e6 - r.ms_after_lamp);
+      const key = [...groups.keys()].find((k) => lamp != null && k !== "none" && Math.abs(k - lamp) < 1);
+      put(key ?? (lamp == null ? "none" : lamp), r, r.ms_after_lamp);
+    }
+  }
+  const keys = [...groups.keys()].sort((a, b) => (a === "none" ? -1 : b === "none" ? 1 : a - b));
+  return keys.map((k) => groups.get(k));
+}
+
 function renderRace(v) {
   const race = v.race || [];
   $("race-card").hidden = race.length === 0;
   const table = $("race");
   table.replaceChildren();
   // A player who false-started and now answers has served the block: the mark goes.
-  race.filter((r) => !(r.player === v.answering && ["false_start", "blocked"].includes(r.status))).forEach((r) => {
-    const msText = r.ms_after_lamp == null ? "—" : (r.ms_after_lamp >= 0 ? "+" : "\u2212") + Math.abs(Math.round(r.ms_after_lamp)) + " " + t("common.ms");
-    const current = r.player === v.answering && ["winner", "queued", "candidate"].includes(r.status);
-    table.append(el("tr", {class: r.status + (current ? " current" : "")},
-      el("td", {text: playerName(v, r.player)}),
-      el("td", {class: "num", text: msText}),
-      el("td", {text: current ? t("race.answering") : t("race." + r.status)}),
-      el("td", {class: "muted", text: r.by && r.by !== "button" ? t("race.by." + r.by) : ""})));
+  const shown = (r) => !(r.player === v.answering && ["false_start", "blocked"].includes(r.status));
+  const groups = raceGroups(v).map((g) => g.filter(shown)).filter((g) => g.length);
+  groups.forEach((g, i) => {
+    const body = el("tbody", {dataset: {signal: i + 1}});
+    if (groups.length > 1) {
+      body.append(el("tr", {class: "signal"}, el("th", {scope: "rowgroup", colspan: 4,
+        text: t("board.race_signal", {n: i + 1})})));
+    }
+    for (const r of g) {
+      const msText = r.ms == null ? "—" : (r.ms >= 0 ? "+" : "\u2212") + Math.abs(Math.round(r.ms)) + " " + t("common.ms");
+      const current = r.player === v.answering && ["winner", "queued", "candidate"].includes(r.status);
+      body.append(el("tr", {class: r.status + (current ? " current" : "")},
+        el("td", {text: playerName(v, r.player)}),
+        el("td", {class: "num", text: msText}),
+        el("td", {text: current ? t("race.answering") : t("race." + r.status)}),
+        el("td", {class: "muted", text: r.by && r.by !== "button" ? t("race.by." + r.by) : ""})));
+    }
+    table.append(body);
   });
 }
 
