@@ -13,6 +13,24 @@ from typing import Any
 import pytest
 from webui_kit import CHROMIUM, CHROMIUM_FLAGS, Server
 
+AXE = Path(__file__).resolve().parent.parent / "webui" / "node_modules" / "axe-core" / "axe.min.js"
+AXE_RUN = """async () => {
+  const r = await axe.run(document, {runOnly: {type: "tag",
+    values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}, resultTypes: ["violations"]});
+  return r.violations.filter((x) => ["serious", "critical"].includes(x.impact)).map((x) =>
+    x.id + ": " + x.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | "));
+}"""
+# Every control a finger must hit, with its box: a checkbox counts by its label (the label
+# is the target: a tap on it toggles the box), everything else by itself.
+TARGETS = """() => [...document.querySelectorAll(
+    'main input:not([type=hidden]), main select, main button, main summary')]
+  .filter((e) => e.getClientRects().length && getComputedStyle(e).opacity !== '0'
+                 && e.getBoundingClientRect().width > 2)
+  .map((e) => { const box = (e.type === 'checkbox' && e.closest('label')) || e;
+                const r = box.getBoundingClientRect();
+                return [e.name || e.id || e.textContent.trim(), Math.round(r.width),
+                        Math.round(r.height)]; })"""
+
 playwright_api = pytest.importorskip("playwright.sync_api")
 if not os.path.exists(CHROMIUM):  # `make test` installs it (scripts/webui-deps.sh)
     pytest.skip("Debian's chromium is not installed", allow_module_level=True)
@@ -66,16 +84,50 @@ def test_a_director_runs_a_tournament_from_the_page(browser: Any, tmp_path: Path
         assert page.locator("table.entries tbody tr").count() == 10
         assert page.locator("[role=alert]").count() == 0
 
-        page.fill("#t-seed", "77")
+        page.fill("#t-seed", "76")
         page.click("#draw button[type=submit]")
         page.wait_for_selector("#battles")
-        assert "77" in page.locator("main").inner_text()  # the seed is shown for the audit
+        assert "Жребий (seed): 76" in page.locator("main").inner_text()  # for the audit
+        assert page.input_value("#t-seed") == "76"  # the field keeps the seed the draw used
+        # drawing again is secondary and asks first: the confirmation is its own button
+        redraw = page.locator("#draw summary")
+        assert redraw.inner_text().startswith("Провести жеребьёвку заново")
+        assert page.locator("#draw .btn.primary").count() == 0
+        assert page.locator("#draw button:has-text('Да, провести')").is_visible() is False
+        page.fill("#t-seed", "77")
+        redraw.click()
+        page.click("#draw button:has-text('Да, провести')")
+        page.wait_for_selector("#battles")
+        assert "Жребий (seed): 77" in page.locator("main").inner_text()
+        assert page.input_value("#t-seed") == "77"
         assert page.locator("#draw").count() == 1  # a redraw is allowed until a battle starts
+        # the next step is the one yellow button: the first ready battle's start
+        primary = page.locator("main .btn.primary:visible")
+        assert [primary.nth(i).inner_text() for i in range(primary.count())] == [
+            "Добавить", "Начать бой"]
+        assert row(page, "Q1").locator(".btn.primary").inner_text() == "Начать бой"
+        assert "Q1" not in page.locator("#battles").inner_text()  # numbers and stage names
+        small = [(n, w, h) for n, w, h in page.evaluate(TARGETS) if w < 44 or h < 44]
+        assert small == []
+        if AXE.exists():  # `make test` installs it (npm ci in webui/)
+            # axe is injected inline: a context of its own that bypasses the page's CSP
+            # (this page keeps the CSP, which refuses inline scripts)
+            ctx = browser.new_context(viewport={"width": 1280, "height": 900},
+                                      bypass_csp=True)
+            ctx.add_cookies(page.context.cookies())
+            audit = ctx.new_page()
+            audit.goto(server.base + "/admin/tournament/")
+            audit.click("#draw summary")  # the confirmation open, too
+            audit.add_script_tag(path=str(AXE))
+            assert audit.evaluate(AXE_RUN) == []
+            ctx.close()
+        else:
+            assert not os.environ.get("CI"), "axe-core is missing"
 
         # the qualification battle: started with the demo package, it is the host's game
         q1 = row(page, "Q1")
         assert "готов" in q1.inner_text()
-        q1.locator("select[name=package]").select_option("demo:battle")
+        assert q1.locator("select[name=package]").input_value() == "demo:battle"  # sport
         q1.locator("button:has-text('Начать бой')").click()
         page.wait_for_selector("tr[id='battle-Q1'].playing")
         assert "идёт" in row(page, "Q1").inner_text()

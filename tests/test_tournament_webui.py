@@ -78,7 +78,8 @@ def test_a_director_runs_the_morning_from_the_page(kit) -> None:  # noqa: ANN001
     # a second start is refused with a message, nothing changes
     again = c.post("/admin/tournament/start", data={"battle": "Q1", "package": "demo:battle"})
     assert again.status_code == 400 and "уже идёт" in again.get_data(as_text=True)
-    assert c.post("/admin/tournament/draw", data={"seed": "1"}).status_code == 400
+    assert c.post("/admin/tournament/draw", data={"seed": "1", "confirm": "1"}
+                  ).status_code == 400  # started: no redraw even when confirmed
     ready = next(x for x in d.state.battles if x.status == "ready")
     assert c.post("/admin/tournament/walkover",
                   data={"battle": ready.id, "absent": [str(ready.present[0])]}
@@ -102,6 +103,72 @@ def test_a_director_runs_the_morning_from_the_page(kit) -> None:  # noqa: ANN001
     assert c.get("/tournament/print/protocol/nope").status_code == 404
     csv_out = c.get("/tournament/results.csv")
     assert csv_out.status_code == 200 and "place,place_to" in csv_out.get_data(as_text=True)
+
+
+def _entries(c, n: int) -> None:  # noqa: ANN001
+    csv = "name,team\n" + "".join(f"Игрок {i},Команда {i % 4}\n" for i in range(n))
+    r = c.post("/admin/tournament/import", data={"file": (io.BytesIO(csv.encode()), "e.csv")},
+               content_type="multipart/form-data")
+    assert r.status_code == 302
+
+
+def test_after_the_draw_the_page_shows_its_seed_and_the_next_step(kit) -> None:  # noqa: ANN001
+    """The tryout's director copied a fresh random seed from the field while the header named
+    the one used; the yellow button was the redraw; rows read «Q1» and «победитель Q1»."""
+    c = director(kit)
+    c.post("/admin/tournament/create", data={"title": "Кубок"})
+    _entries(c, 10)
+    before = c.get("/admin/tournament/").get_data(as_text=True)
+    assert re.search(r'<button class="btn primary" type="submit">Жеребьёвка</button>', before)
+    assert c.post("/admin/tournament/draw", data={"seed": "503086853"}).status_code == 302
+    d = kit.app.extensions["svoyak_director"]
+    battles = [(b.id, b.status) for b in d.state.battles]
+    for _ in range(3):  # every load offers a new random seed before the draw, never after
+        page = c.get("/admin/tournament/").get_data(as_text=True)
+        field = re.search(r'<input type="number" id="t-seed" name="seed" value="(\d+)"', page)
+        assert field is not None and field.group(1) == "503086853"
+        assert "Жребий (seed): 503086853" in page
+    draw = page[page.index('<section id="draw">'):page.index('<section id="battles">')]
+    assert "btn primary" not in draw  # the redraw is secondary, behind a confirmation
+    assert '<details class="redraw">' in draw and "Да, провести жеребьёвку заново" in draw
+    # the next step is the one primary action of the battles: the first ready battle's start
+    table = page[page.index('<section id="battles">'):]
+    starts = re.findall(r'<button class="btn( primary)?" type="submit">Начать бой</button>',
+                        table)
+    assert starts[0] == " primary" and starts.count(" primary") == 1, starts
+    first_ready = next(b for b in d.state.battles if b.status == "ready")
+    row = table[table.index(f'id="battle-{first_ready.id}"'):]
+    assert 'class="btn primary" type="submit">Начать бой' in row[:row.index("</tr>")]
+    # stage and battle in words: no raw ids in the rows, the pending seat names its battle
+    cells = re.findall(r"<td>(.*?)</td>", table, re.S)
+    assert not any(re.fullmatch(r"\s*(Q\d+|F\+?|\d/\d+-\d+)\s*", x) for x in cells)
+    assert "<small>Q1</small>" not in table and "победитель Q1" not in table
+    assert "победитель боя 1" in table
+    assert "Квалификация" in table and "Финал" in table
+    # a redraw without the confirmation's own button is refused and changes nothing
+    r = c.post("/admin/tournament/draw", data={"seed": "5"})
+    assert r.status_code == 400 and "подтвердите" in r.get_data(as_text=True)
+    assert d.state.seed == 503086853 and [(b.id, b.status) for b in d.state.battles] == battles
+    assert c.post("/admin/tournament/draw", data={"seed": "5", "confirm": "1"}
+                  ).status_code == 302
+    assert d.state.seed == 5
+    # the board and the printed bracket name the pending seat by the battle's number too
+    for url in ("/tournament/board?stage=1/3", "/tournament/print/bracket",
+                "/tournament/results"):
+        html = c.get(url).get_data(as_text=True)
+        assert "победитель Q1" not in html and "победитель боя 1" in html, url
+
+
+def test_a_sport_battles_package_chooser_starts_on_a_sport_package(kit) -> None:  # noqa: ANN001
+    c = director(kit)
+    c.post("/admin/tournament/create", data={"title": "Кубок"})
+    _entries(c, 5)
+    assert c.post("/admin/tournament/draw", data={"seed": "7"}).status_code == 302
+    page = c.get("/admin/tournament/").get_data(as_text=True)
+    chooser = re.search(r'<select name="package"[^>]*>(.*?)</select>', page, re.S)
+    assert chooser is not None
+    selected = re.findall(r'<option value="([^"]+)" selected>', chooser.group(1))
+    assert selected == ["demo:battle"]
 
 
 def test_the_director_comes_back_after_a_restart(tmp_path: Path) -> None:

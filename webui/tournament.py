@@ -65,6 +65,22 @@ def _name(key: str) -> str:
     return ru if lang() == "ru" else en
 
 
+def _winner_of(battle_id: str) -> str:
+    """A seat still to be filled, named by its battle's number as the director and the TV
+    call it («победитель боя 1»), never by the draw's internal id («Q1»)."""
+    s = state()
+    b = s.battle(battle_id) if s is not None else None
+    if b is None:
+        return i18n.translate("tournament.winner_of", lang(), battle=battle_id)
+    return i18n.translate("tournament.winner_of_battle", lang(), n=b.drawn.number)
+
+
+@public.context_processor
+@admin.context_processor
+def _names() -> dict[str, Any]:
+    return {"winner_of": _winner_of}
+
+
 # -- public screens ----------------------------------------------------------------------------
 def _current_stage(s: Tournament) -> str | None:
     for b in s.battles:
@@ -196,10 +212,18 @@ def _require_host() -> Any:
 def _page(message: str = "", status: int = 200) -> tuple[str, int]:
     s = state()
     battles = [views.battle_json(s, b) for b in s.battles] if s is not None else []
+    packages = services().list_packages()
+    nxt = views.next_battles(s, 1) if s is not None else []
     return render("tournament/director.html", s=s, message=message, battles=battles,
                   view=views.view(s, "director") if s is not None else None,
-                  packages=services().list_packages(), stage_name=_name,
-                  seed=secrets.randbelow(10**9)), status
+                  packages=packages, stage_name=_name, seed=secrets.randbelow(10**9),
+                  sport_package=_sport_package(packages),
+                  next_battle=nxt[0].id if nxt else None), status
+
+
+def _sport_package(packages: list[dict[str, Any]]) -> str | None:
+    """The package a battle's chooser starts on: the sport demo, never the TV one."""
+    return next((p["id"] for p in packages if p.get("rules") == "battle"), None)
 
 
 def _refused(r: Refused) -> tuple[str, int]:
@@ -281,6 +305,10 @@ def import_entries() -> Any:
 @admin.post("/draw")
 def draw() -> Any:
     f = request.form
+    s = state()
+    if s is not None and s.drawn and f.get("confirm") != "1":
+        # Drawing again throws the bracket away: only from the confirmation's own button.
+        return _page(i18n.translate("tournament.redraw_unconfirmed", lang()), 400)
     cmd: dict[str, Any] = {"type": "draw", "seed": _int(f.get("seed"))}
     if cmd["seed"] is None:
         cmd["seed"] = secrets.randbits(63)
