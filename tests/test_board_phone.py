@@ -367,7 +367,7 @@ def test_phones_take_their_seats_and_the_race_groups_by_signal(browser: Any,
         early.wait_for_function("document.querySelector('#my-seat').textContent === 'Борис'")
         for page in [h, b, early, late, anna]:
             page.context.close()
-    assert (answered["state"], answered["text"]) == ("answered", "✓ Вы уже отвечали")
+    assert (answered["state"], answered["text"]) == ("answered", "— Вы уже отвечали")  # not ✓
     assert answer["main"] == "Алма-Ата" and answer["alts"] == ["Алматы"]
     assert "Засчитывается также" in answer["text"] and ";" not in answer["text"]
     assert groups[0][0] == ["Сигнал 1"] and groups[1][0] == ["Сигнал 2"]
@@ -413,4 +413,151 @@ def test_the_kiosk_board_fits_a_smaller_tv(browser: Any, tmp_path: Path) -> None
         assert big.viewport_size == BOARD
         for page in [s.host, big, small]:
             page.context.close()
+    assert not inspector.problems, "\n".join(inspector.problems)
+
+
+# Boxes of the simulator's hint and the score boxes, to check that none overlaps another.
+HINT_BOXES = """() => {
+  const r = (n) => { const b = n.getBoundingClientRect();
+                     return [b.left, b.top, b.right, b.bottom]; };
+  const hint = document.querySelector("#sim-hint");
+  return {hint: hint ? r(hint) : null, scores: [...document.querySelectorAll("#scores .p")].map(r)};
+}"""
+
+PHONE_TEXT = """() => ({
+  status: document.querySelector("#my-status").hidden ? null
+    : [document.querySelector("#my-status").dataset.state,
+       document.querySelector("#my-status").innerText],
+  note: document.querySelector("#my-note").hidden ? null
+    : document.querySelector("#my-note").innerText,
+  buzzer: !document.querySelector("#buzzer").hidden,
+  form: document.querySelector("#my-actions").hidden ? null
+    : [...document.querySelectorAll("#my-actions [data-action]")].map((e) => e.dataset.action)})"""
+
+
+def overlaps(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def to_the_final(s: Show) -> None:
+    """The host ends the rounds by a correction until the final's themes are removed in turn;
+    the first removal's state is left to the caller (`final_remove` with one theme gone)."""
+    h = s.host
+    for _ in range(12):
+        v = s.view(h)["view"]
+        if v["phase"] in ("final_order", "final_remove", "bets"):
+            return
+        kinds = {a["type"] for a in s.view(h)["actions"]}
+        if "pick_chooser" in kinds:
+            h.locator("[data-action=pick_chooser] button").first.click()
+        elif "end_round" in kinds:
+            s.fix("end_round")
+        s.wait(h, f"JSON.stringify(v.view.round) !== {json.dumps(json.dumps(v['round']))}"
+                  f" || v.view.phase !== '{v['phase']}'")
+    raise AssertionError("no final after 12 steps")
+
+
+def test_the_final_without_a_negative_player_and_the_cat_on_its_phone(browser: Any,
+                                                                      tmp_path: Path) -> None:
+    """Борис gets the cat: his phone names its theme and price, the board marks his box. Анна
+    ends the rounds on −100: her phone says she does not play the final and the board greys
+    her. The bet form shows its range and refuses a bet too big in the box's own words; the
+    board captions the bets and the writing. The simulator's hint covers no score box."""
+    inspector = Inspector()
+    with serving(tmp_path) as base:
+        s = Show(browser, base, inspector, {"bypass_csp": True})
+        s.open()
+        h, b = s.host, s.board
+        h.wait_for_selector("#new-game-dialog", state="visible")
+        s.start("tv", NAMES)
+        phones = [s.phone(i) for i in range(3)]
+        s.choice("pick_chooser", NAMES[0])
+        s.wait(b, "v.view.phase === 'choose'")
+        s.settle(b)
+        hint = b.evaluate(HINT_BOXES)
+        # The cat in the bag, given to Борис.
+        h.click("#board-pick button[data-cell='1:2']")
+        s.wait(h, "v.view.phase === 'cat_give'")
+        s.choice("give", NAMES[1])
+        s.wait(phones[1], "v.view.phase === 'cat_price'")
+        s.wait(b, "v.view.phase === 'cat_price'")
+        s.settle(b, phones[1])
+        cat_price = phones[1].evaluate(PHONE_TEXT)
+        others_cat = phones[0].evaluate(PHONE_TEXT)
+        receiver = b.eval_on_selector_all("#scores .p.receiver .name",
+                                          "ns => ns.map(n => n.innerText)")
+        inspector("phone-cat-given", {"phone": phones[1], "board": b})
+        s.choice("cat_price", "300")
+        s.wait(phones[1], "v.view.phase === 'answering'")
+        s.settle(phones[1])
+        cat_answer = phones[1].evaluate(PHONE_TEXT)
+        h.keyboard.press("-")
+        s.wait(h, "v.view.phase === 'choose'")
+        for who, score in ((NAMES[0], "-100"), (NAMES[1], "1000"), (NAMES[2], "1500")):
+            s.fix("set_score", [who], score)
+            s.wait(h, f"v.view.players[{NAMES.index(who)}].score === {score}")
+        to_the_final(s)
+        s.wait(phones[0], "v.view.stage === 'final'")
+        s.wait(b, "v.view.stage === 'final'")
+        s.settle(b, phones[0])
+        removal = phones[0].evaluate(PHONE_TEXT)
+        greyed = b.eval_on_selector_all("#scores .p.out .name", "ns => ns.map(n => n.innerText)")
+        inspector("phone-out-of-final", {"phone": phones[0], "board": b})
+        for _ in range(12):
+            v = s.view(h)["view"]
+            if v["phase"] == "bets":
+                break
+            if v["phase"] == "final_order":
+                h.locator("[data-action=pick_remover] button").first.click()
+            elif v["phase"] == "final_remove":
+                h.locator("[data-action=remove_theme] button").first.click()
+            n = sum(t["removed_by"] is not None for t in v["final"]["themes"])
+            s.wait(h, f"v.view.phase !== '{v['phase']}' || "
+                      f"v.view.final.themes.filter(t => t.removed_by !== null).length > {n}")
+        s.wait(b, "v.view.phase === 'bets'")
+        bet = phones[1]
+        s.wait(bet, "v.view.phase === 'bets'")
+        bet.wait_for_selector("#my-actions [data-action=bet] #bet-range")
+        s.settle(b)
+        bets_story = b.locator("#story").inner_text()
+        bets_out = b.eval_on_selector_all("#scores .p.out .name", "ns => ns.map(n => n.innerText)")
+        form = bet.evaluate("""() => ({
+          range: document.querySelector("#bet-range").innerText,
+          primary: document.querySelector("[data-action=bet] button[type=submit]")
+            .classList.contains("primary")})""")
+        bet.fill("[data-action=bet] [name=amount]", "5000")
+        bet.click("[data-action=bet] button[type=submit]")
+        bet.wait_for_selector("#bet-error", state="visible")
+        too_big = bet.locator("#bet-error").inner_text()
+        inspector("phone-bet-too-big", {"phone": bet})
+        assert not s.view(h)["view"]["question"]["written"]["rows"][0]["has_bet"]
+        out_bets = phones[0].evaluate(PHONE_TEXT)
+        bet.fill("[data-action=bet] [name=amount]", "600")
+        bet.click("[data-action=bet] button[type=submit]")
+        bet.wait_for_selector("#sent", state="visible")
+        assert bet.locator("#bet-error").is_hidden()
+        phones[2].wait_for_selector("#my-actions [data-action=bet] [name=amount]")
+        phones[2].fill("[data-action=bet] [name=amount]", "1")
+        phones[2].click("[data-action=bet] button[type=submit]")
+        s.wait(b, "v.view.phase === 'writing'")
+        s.settle(b)
+        writing_story = b.locator("#story").inner_text()
+        inspector("board-final-writing", {"board": b})
+        for page in [h, b, *phones]:
+            page.context.close()
+    assert hint["hint"] is not None and hint["scores"]
+    assert not [box for box in hint["scores"] if overlaps(hint["hint"], box)]
+    assert re.fullmatch(r"Вам кот в мешке: тема «.+», ведущий называет цену", cat_price["note"])
+    assert others_cat["note"] is None
+    assert receiver == ["Борис"]
+    assert re.fullmatch(r"Вам кот в мешке: тема «.+», цена 300", cat_answer["note"])
+    assert removal["status"] == ["out_final", "Вы не играете в финале: в него выходят игроки"
+                                              " со счётом больше нуля"]
+    assert not removal["buzzer"] and greyed == ["Анна"] and bets_out == ["Анна"]
+    assert out_bets["status"][0] == "out_final" and out_bets["form"] is None
+    assert not out_bets["buzzer"]
+    assert bets_story == "Финал: игроки делают ставки"
+    assert form == {"range": "Ставка от 1 до 1000", "primary": True}
+    assert too_big == "Ставка должна быть целым числом от 1 до 1000"
+    assert writing_story == "Финал: игроки пишут ответы"
     assert not inspector.problems, "\n".join(inspector.problems)

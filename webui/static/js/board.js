@@ -40,6 +40,23 @@ function render(data) {
   renderRace(v, data);
   renderWinner(v, data);
   runTimer($("timer"), data.timers);
+  windowSeconds(data.timers);
+}
+
+// The sport window's seconds beside its bar: read from 5 m, a bar alone is not a number.
+let windowTick = null;
+function windowSeconds(timers) {
+  const box = $("window-s");
+  const w = timers && timers.window;
+  if (windowTick) { clearInterval(windowTick); windowTick = null; }
+  box.hidden = !w;
+  if (!w) return;
+  const ends = performance.now() + w.ms;
+  const show = () => {
+    box.textContent = t("board.window_s", {n: Math.max(0, Math.ceil((ends - performance.now()) / 1000))});
+  };
+  show();
+  windowTick = setInterval(show, 200);
 }
 
 function cellValues(v, i, t) {
@@ -222,6 +239,13 @@ function renderStory(v, data) {
   if (data.game == null || gameOver(data)) text = "";
   else if (v.tv && v.shootout && v.phase === "shootout_theme") { text = t("board.shootout_choose", {names: names(v.shootout.players)}); cls = "banner"; }
   else if (v.tv && v.shootout) { text = t("board.shootout", {names: names(v.shootout.players)}); cls = "banner"; }
+  else if (!v.tv && v.phase === "closed" && v.closed === "no_press") { text = t("board.time_out"); cls = "banner"; }
+  else if (v.tv && v.stage === "final" && ["bets", "writing"].includes(v.phase) && v.question && v.question.written) {
+    const w = v.question.written;
+    const step = v.phase === "bets" ? "board.final_bets"
+      : w.rows.every((r) => r.has_answer) ? "board.final_judging" : "board.final_writing";
+    text = t(step); cls = "banner";
+  }
   else if (!v.tv && v.phase === "tie") { text = t("board.tie", {names: names(v.tied || [])}); cls = "banner"; }
   else if (!v.tv && v.theme && v.theme.extra) {
     text = t("board.extra_theme", {names: names(players(v).filter((p) => p.playing !== false).map((p) => p.seat))}); cls = "banner";
@@ -292,9 +316,15 @@ function renderScores(v) {
   box.replaceChildren();
   const marks = falseStarts(v);
   const inShootout = v.tv && v.shootout ? v.shootout.players : null;
+  // The final is played only by those the view lists (a score above zero).
+  const inFinal = v.tv && v.stage === "final" && v.final ? v.final.players || [] : null;
+  // The cat's receiver, from the moment it is given (the price is chosen, then the answer).
+  const q = v.question || {};
+  const receiver = v.tv && v.kind === "cat" && v.phase === "cat_price" ? q.answerer : null;
   for (const p of players(v)) {
-    const out = p.playing === false || (inShootout && !inShootout.includes(p.seat));
-    const cls = ["p", p.seat === v.answering ? "answering" : "", out ? "out" : "",
+    const out = p.playing === false || (inShootout && !inShootout.includes(p.seat))
+      || (inFinal && !inFinal.includes(p.seat));
+    const cls = ["p", p.seat === v.answering ? "answering" : "", out ? "out" : "", p.seat === receiver ? "receiver" : "",
       v.phase === "choose" && p.seat === v.chooser ? "chooser" : ""].join(" ");
     box.append(el("div", {class: cls, dataset: {seat: p.seat}},
       el("div", {class: "name", text: p.name}),

@@ -21,7 +21,9 @@ const socket = connect(() => ({role: "player", seat}), render);
 // What this seat may do or has just done: from the engine's view, never guessed.
 function myState(v, data) {
   if (gameOver(data)) return "over";
+  if (outOfFinal(v)) return "out_final";
   if (v.answering === seat) return "answer";
+  if (v.answering != null && (v.queue || []).includes(seat)) return "queued";
   const mine = (v.race || []).filter((r) => r.player === seat);
   const lastPress = mine[mine.length - 1];
   const mayPress = v.may_press ?? (!!v.lamp && (v.playing || []).includes(seat) && !(v.answered || []).includes(seat));
@@ -32,13 +34,35 @@ function myState(v, data) {
   return "wait";
 }
 
-const STATUS = {answer: "play.you_answer", press: "lamp.press", false_start: "play.false_start",
+// The TV final is played only by those with a score above zero (the view lists them).
+function outOfFinal(v) {
+  return !!(v.tv && v.stage === "final" && v.final && !(v.final.players || []).includes(seat));
+}
+
+// A line under the status that tells this player what concerns them alone: the cat given
+// to them (theme and price), or the battle's extra theme they play or wait through.
+function myNote(v) {
+  const q = v.question || {};
+  if (v.tv && v.kind === "cat" && q.answerer === seat && ["cat_price", "answering"].includes(v.phase)) {
+    return q.value != null ? t("play.cat_yours", {theme: q.theme || "", value: num(q.value)})
+      : t("play.cat_yours_theme", {theme: q.theme || ""});
+  }
+  if (!v.tv && ((v.theme && v.theme.extra) || v.phase === "tie")) {
+    const inIt = v.phase === "tie" ? (v.tied || []) : players(v).filter((p) => p.playing !== false).map((p) => p.seat);
+    const names = inIt.map((s) => playerName(v, s)).join(", ");
+    return inIt.includes(seat) ? t("play.extra_yours", {names}) : t("play.extra_wait", {names});
+  }
+  return "";
+}
+
+const STATUS = {answer: "play.you_answer", out_final: "play.out_final", queued: "play.queued", press: "lamp.press", false_start: "play.false_start",
   blocked: "play.blocked", answered: "play.answered", other: "play.other_answers", wait: "lamp.wait", over: "play.over"};
 
 // The buzzer says its state in a word and an icon, each state its own colour and border.
 const BUZZ = {press: ["●", "play.buzz_press"], wait: ["○", "play.buzz_wait"], false_start: ["✕", "play.buzz_false_start"],
   blocked: ["✕", "play.buzz_blocked"], answer: ["▶", "play.buzz_answer"], other: ["…", "play.buzz_other"],
-  answered: ["✓", "play.buzz_answered"], over: ["○", "play.buzz_wait"]};
+  // Already answered: a neutral dash (a check mark would read as «верно»).
+  answered: ["—", "play.buzz_answered"], queued: ["…", "play.buzz_queued"], over: ["○", "play.buzz_wait"]};
 
 function render(data) {
   last = data;
@@ -57,7 +81,12 @@ function render(data) {
   const forms = seated && (data.actions || []).some((a) => a.type !== "press");
   status.hidden = !seated || st === "over" || (forms && st === "wait");
   status.dataset.state = st;
-  status.textContent = st === "other" ? t("play.other_answers", {who: playerName(v, v.answering)}) : t(STATUS[st]);
+  const place = (v.queue || []).indexOf(seat) + 1;
+  status.textContent = st === "other" ? t("play.other_answers", {who: playerName(v, v.answering)})
+    : st === "queued" ? t("play.queued", {n: place}) : t(STATUS[st]);
+  const note = seated && st !== "over" ? myNote(v) : "";
+  $("my-note").textContent = note;
+  $("my-note").hidden = !note;
   if (seated) {
     $("my-seat").textContent = v.name || playerName(v, seat);
     $("my-score").textContent = num(v.score ?? (players(v)[seat] || {}).score ?? "");
@@ -67,16 +96,17 @@ function render(data) {
   const acts = seated ? (data.actions || []).filter((a) => a.type !== "press") : [];
   $("my-actions").hidden = acts.length === 0;
   renderActions($("actions"), acts, sendMine, {sendLabel: t("play.send")});
+  betRange(acts);
   renderSent(v, acts);
   const buzz = $("buzzer");
   // During the final and after the game the forms and the results take the buzzer's place.
-  buzz.hidden = !(seated && data.box.phone_buzzer && !gameOver(data) && acts.length === 0);
+  buzz.hidden = !(seated && data.box.phone_buzzer && !gameOver(data) && acts.length === 0 && st !== "out_final");
   $("buzzer-note").hidden = buzz.hidden;
   buzz.classList.toggle("armed", st === "press");
   buzz.dataset.state = st;
   const [icon, word] = BUZZ[st] || BUZZ.wait;
   $("buzzer-icon").textContent = icon;
-  $("buzzer-word").textContent = t(word, {who: v.answering != null ? playerName(v, v.answering) : ""});
+  $("buzzer-word").textContent = t(word, {who: v.answering != null ? playerName(v, v.answering) : "", n: place});
   renderResult(v, data, seated);
   const box = $("scores");
   box.replaceChildren();
@@ -84,6 +114,34 @@ function render(data) {
     box.append(el("div", {class: "score-row" + (p.seat === seat ? " mine" : "") + (p.seat === v.answering ? " answering" : "")},
       el("span", {class: "name", text: p.name}), el("span", {class: "score", text: num(p.score)})));
   }
+}
+
+// The final's bet: the allowed range under the field, «Отправить» the primary action, and a
+// bet out of range refused by the box's own words (not the browser's, in its own language).
+function betRange(acts) {
+  const a = acts.find((x) => x.type === "bet");
+  const form = document.querySelector("#actions [data-action=bet] form");
+  if (!a || !form || form.dataset.ranged) return;
+  const spec = (a.args || {}).amount || {};
+  const input = form.querySelector("[name=amount]");
+  if (!input || spec.min == null || spec.max == null) return;
+  form.dataset.ranged = "1";
+  form.noValidate = true;
+  const range = el("p", {class: "bet-range", id: "bet-range", text: t("play.bet_range", {min: num(spec.min), max: num(spec.max)})});
+  const error = el("p", {class: "bet-error", id: "bet-error", role: "alert", hidden: true});
+  input.setAttribute("aria-describedby", "bet-range bet-error");
+  input.closest("label").after(range, error);
+  const submit = form.querySelector("button[type=submit]");
+  if (submit) submit.classList.add("primary");
+  // Capture: before the form's own handler sends the bet.
+  form.addEventListener("submit", (ev) => {
+    const x = Number(input.value);
+    const ok = input.value.trim() !== "" && Number.isInteger(x) && x >= spec.min && x <= spec.max;
+    error.hidden = ok;
+    error.textContent = ok ? "" : t("play.bet_out_of_range", {min: num(spec.min), max: num(spec.max)});
+    input.setAttribute("aria-invalid", ok ? "false" : "true");
+    if (!ok) { ev.preventDefault(); ev.stopImmediatePropagation(); input.focus(); }
+  }, {capture: true});
 }
 
 // The confirmation belongs to its form: what the engine holds for this seat (after a
