@@ -234,7 +234,9 @@ def test_a_battle_tie_extra_themes_then_the_tie_banner(browser: Any, tmp_path: P
         h.fill("#ng-window_s", "1")
         s.start("battle", NAMES, stage="qualification")
         s.wait(b, "v.rules === 'battle' && v.view.phase === 'ready'")
+        phones = [s.phone(i) for i in range(3)]
         banners: dict[str, tuple[str, list[str]]] = {}
+        notes: dict[str, Any] = {}
 
         def banner(name: str) -> None:
             s.settle(b)
@@ -245,8 +247,35 @@ def test_a_battle_tie_extra_themes_then_the_tie_banner(browser: Any, tmp_path: P
 
         revealed: dict[str, Any] = {}
         for n in range(20):
-            if n in (0, 5):
-                taken(s, 0 if n == 0 else 1)
+            if n == 0:  # Анна answers; after the reset Борис presses into the queue
+                h.keyboard.press("a")
+                s.wait(h, "v.view.lamp === true")
+                s.press(0)
+                s.wait(h, "v.view.answering === 0")
+                h.keyboard.press("s")
+                s.wait(h, "v.view.queue_open === true")
+                s.press(1)
+                s.wait(phones[1], "v.view.queue.length === 1")
+                s.settle(phones[1])
+                notes["queued"] = phones[1].evaluate(PHONE_TEXT)
+                notes["queued-buzzer"] = phones[1].evaluate(BUZZER)["text"]
+                inspector("phone-queued", {"phone": phones[1]})
+                h.keyboard.press("+")
+                s.wait(h, "v.view.phase === 'closed'")
+            elif n == 5:
+                taken(s, 1)
+            elif n == 1:  # nobody presses: the window's seconds, then «Время вышло»
+                h.keyboard.press("a")
+                s.wait(h, "v.view.lamp === true")
+                h.keyboard.press("r")
+                b.wait_for_selector("#window-s", state="visible", timeout=5000)
+                notes["window"] = b.locator("#window-s").inner_text()
+                s.wait(h, "v.view.phase === 'closed'", 15000)
+                s.wait(b, "v.view.phase === 'closed'")
+                s.settle(b)
+                notes["time-out"] = b.locator("#story").inner_text()
+                notes["window-after"] = b.locator("#window-s").is_hidden()
+                inspector("board-time-out", {"board": b})
             else:
                 nobody(s)
             if n == 0:
@@ -264,6 +293,11 @@ def test_a_battle_tie_extra_themes_then_the_tie_banner(browser: Any, tmp_path: P
         s.wait(b, "v.view.theme && v.view.theme.extra === true")
         banner("extra")
         s.at("battle-extra-theme", board=b)
+        for i in (0, 2):
+            s.wait(phones[i], "v.view.theme && v.view.theme.extra === true")
+            s.settle(phones[i])
+            notes[f"extra-{i}"] = phones[i].evaluate(PHONE_TEXT)["note"]
+        inspector("phone-extra-theme", {"phone": phones[2]})
         for _ in range(10):
             s.wait(h, "v.view.phase === 'ready'")
             nobody(s)
@@ -279,6 +313,14 @@ def test_a_battle_tie_extra_themes_then_the_tie_banner(browser: Any, tmp_path: P
     assert [revealed["main"], *revealed["alts"]] == [
         x.strip() for x in revealed["host"].split(";")]
     assert banners["extra"] == ("Дополнительная тема: Анна, Борис", ["Вера"])
+    # The phones: the place in the queue; the extra theme for those in it, a wait for the rest.
+    assert notes["queued"]["status"] == ["queued", "Вы в очереди: 1-й номер"]
+    assert notes["queued-buzzer"] == "… В очереди: 1-й"
+    assert notes["extra-0"] == "Дополнительная тема: играете вы (Анна, Борис)"
+    assert notes["extra-2"] == "Дополнительную тему играют Анна, Борис. Ждите."
+    # The board: the window's seconds while it runs; «Время вышло» when nobody pressed.
+    assert re.fullmatch(r"[01] с", notes["window"])
+    assert notes["time-out"] == "Время вышло: никто не нажал" and notes["window-after"]
     assert banners["tie"][0] == "Ничья: Анна, Борис — нужна дополнительная тема"
     assert not inspector.problems, "\n".join(inspector.problems)
 
