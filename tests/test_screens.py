@@ -106,6 +106,7 @@ class Inspector:
         self.seen: list[str] = []
         self.phone: dict[str, dict[str, Any]] = {}
         self.banner: dict[str, str | None] = {}  # the host's round banner at each phase
+        self.host: dict[str, dict[str, Any]] = {}  # the host's top bar and statistics, 1280×800
 
     PHONE_STATE = """() => ({
       status: document.querySelector("#my-status").hidden ? null
@@ -119,8 +120,19 @@ class Inspector:
       place: document.querySelector("#my-result").hidden ? null
         : document.querySelector("#my-place").textContent})"""
 
+    HOST_STATE = """() => {
+      const card = document.querySelector("#stats-card"), table = card.querySelector("table");
+      const c = card.getBoundingClientRect(), r = table && table.getBoundingClientRect();
+      return {where: document.querySelector(".host-top .where").innerText,
+        stats_rows: card.hidden ? 0 : card.querySelectorAll("tbody tr").length,
+        stats_overflow: !!table
+          && (card.scrollWidth > card.clientWidth || r.right > c.right + 0.5)};
+    }"""
+
     def check(self, name: str, role: str, page: Any) -> None:
         self.seen.append(f"{name}/{role}")
+        if role == "host" and page.viewport_size == HOST:
+            self.host[name] = page.evaluate(self.HOST_STATE)
         if role == "phone":
             self.phone[name] = page.evaluate(self.PHONE_STATE)
         if role == "host":
@@ -181,6 +193,10 @@ def test_a_tv_game_through_the_screens(show: tuple[Show, Inspector]) -> None:
     assert ph["tv-writing"]["form"] == ["write"] and ph["tv-writing"]["sent"] is None
     assert "Тайна Анны" in ph["tv-written"]["sent"]
     assert ph["tv-over"]["place"] == "Вы победили!" and not ph["tv-over"]["buzzer"]
+    # At the end the top bar names no round, and the statistics fit their card.
+    over = inspector.host["tv-over"]
+    assert "раунд" not in over["where"] and "Игра окончена" in over["where"], over
+    assert over["stats_rows"] == 3 and not over["stats_overflow"], over
 
 
 def test_a_sport_battle_through_the_screens(show: tuple[Show, Inspector]) -> None:
@@ -189,6 +205,10 @@ def test_a_sport_battle_through_the_screens(show: tuple[Show, Inspector]) -> Non
     s.second_host()
     assert "battle-queue/host" in inspector.seen
     assert not inspector.problems, "\n".join(inspector.problems)
+    # A battle over by itself shows its statistics before «Завершить игру», as a TV game does.
+    over = inspector.host["battle-over"]
+    assert over["stats_rows"] == 3 and not over["stats_overflow"], over
+    assert "Игра окончена" in over["where"], over
 
 
 def test_boards_of_ten_values_and_of_ten_themes_fit(show: tuple[Show, Inspector]) -> None:

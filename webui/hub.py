@@ -188,7 +188,10 @@ class Frame:
             return
         self.rules, self.state = snapshot or hub.loop.snapshot(self.game)
         self.finished = hub.loop.is_finished(self.game)
-        self.summary = self.rules.summary(self.state) if self.finished else None
+        # A sport battle that ends by itself («бой окончен») has its result before the host
+        # presses «Завершить игру»: the screens show its statistics at once, as in a TV game.
+        over = self.finished or getattr(self.state, "phase", None) == "finished"
+        self.summary = self.rules.summary(self.state) if over else None
         self.now = hub.loop.now(self.game)
         deadline = None if self.finished else self.rules.next_deadline(self.state)
         self.deadline_ms = None if deadline is None else max((deadline - self.now) // 1_000_000,
@@ -242,7 +245,7 @@ class Frame:
             out["seat"] = None
             view = self.view("board")
         out["view"] = view
-        if self.finished:
+        if self.summary is not None:
             out["summary"] = self.summary
         question = view.get("question") if view is not None else None
         media_type = self.hub.media_type

@@ -45,7 +45,7 @@ function themeName(v) {
 
 function phaseText(data, v) {
   if (data.game == null) return "";
-  if (data.finished) return t("host.finished");
+  if (gameOver(data)) return t("host.finished");
   if (!v.phase) return "";
   const key = "phase." + v.phase;
   return t(key) !== key ? t(key) : (v.phase_ru || "");
@@ -54,7 +54,8 @@ function phaseText(data, v) {
 function render(data) {
   state = data;
   const v = norm(data.view);
-  const round = v.shootout ? t("round.shootout") : v.round && v.round.name ? roundName(v.round.name) : "";
+  // After the end no round is being played: the bar names the format and «Игра окончена».
+  const round = gameOver(data) ? "" : v.shootout ? t("round.shootout") : v.round && v.round.name ? roundName(v.round.name) : "";
   // The round first: in a narrow top bar the format is what gets cut, not the round.
   $("where").textContent = data.game == null ? t("host.no_game")
     : [round, t("rules." + data.rules)].filter((x) => x !== "" && x != null).join(" · ");
