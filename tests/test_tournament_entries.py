@@ -56,6 +56,27 @@ def test_unknown_or_missing_columns_are_refused() -> None:
         parse_csv(b"name,team\n")
 
 
+def test_a_broken_header_gets_one_message_per_problem_in_the_readers_words() -> None:
+    """The tryout's garbage file repeated «строка 1: неизвестный столбец «»» once per empty
+    cell and named only the English headers in the Russian message."""
+    with pytest.raises(EntriesError) as err:
+        parse_csv(b"\x01garbage,,,\nx,y,z,w\n")
+    ru, en = err.value.message_ru, err.value.message_en
+    assert [p[0] for p in err.value.problems] == [1, 1]  # unknown headers, missing columns
+    assert ru.count("строка 1") == 2 and ru.count("неизвестн") == 1
+    assert "«garbage», пустой" in ru and "\x01" not in ru
+    assert "принимаются: имя, команда, город, рейтинг" in ru
+    assert "нет столбца «имя» и «команда»" in ru and "«name»" not in ru
+    assert "unknown column headers 'garbage', an empty one; accepted: name, team" in en
+    assert "the column 'name' and 'team' are missing" in en
+    with pytest.raises(EntriesError) as err:
+        parse_csv("имя,имя,имя,команда\nА,Б,В,Г\n".encode())
+    assert err.value.message_ru.count("дважды") == 1 and "«имя» дважды" in err.value.message_ru
+    with pytest.raises(EntriesError) as err:
+        parse_csv(b"\n")
+    assert "принимаются: имя, команда" in err.value.message_ru
+
+
 def test_entry_from_a_form_and_back_to_csv() -> None:
     e = entry({"name": "  Анна   Петрова ", "team": "Физтех", "rating": "7"})
     assert e == Entry("Анна Петрова", "Физтех", "", 7.0)

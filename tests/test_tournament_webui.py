@@ -159,6 +159,22 @@ def test_after_the_draw_the_page_shows_its_seed_and_the_next_step(kit) -> None: 
         assert "победитель Q1" not in html and "победитель боя 1" in html, url
 
 
+def test_a_broken_entries_file_is_refused_once_per_problem_in_red(kit) -> None:  # noqa: ANN001
+    c = director(kit)
+    c.post("/admin/tournament/create", data={"title": "Кубок"})
+    r = c.post("/admin/tournament/import",
+               data={"file": (io.BytesIO(b"\x01garbage,,,\nx,y,z,w\n"), "e.csv")},
+               content_type="multipart/form-data")
+    page = r.get_data(as_text=True)
+    assert r.status_code == 400
+    alert = re.search(r'<p class="message failed" role="alert">(.*?)</p>', page, re.S)
+    assert alert is not None  # a refusal, styled as one (the tryout saw it green)
+    text = alert.group(1)
+    assert text.count("неизвестн") == 1 and "имя, команда, город, рейтинг" in text
+    assert kit.app.extensions["svoyak_director"].state.players == ()
+    assert "Столбцы имя, команда, город, рейтинг" in page
+
+
 def test_a_sport_battles_package_chooser_starts_on_a_sport_package(kit) -> None:  # noqa: ANN001
     c = director(kit)
     c.post("/admin/tournament/create", data={"title": "Кубок"})

@@ -214,7 +214,8 @@ def _page(message: str = "", status: int = 200) -> tuple[str, int]:
     battles = [views.battle_json(s, b) for b in s.battles] if s is not None else []
     packages = services().list_packages()
     nxt = views.next_battles(s, 1) if s is not None else []
-    return render("tournament/director.html", s=s, message=message, battles=battles,
+    return render("tournament/director.html", s=s, message=message, failed=status >= 400,
+                  battles=battles,
                   view=views.view(s, "director") if s is not None else None,
                   packages=packages, stage_name=_name, seed=secrets.randbelow(10**9),
                   sport_package=_sport_package(packages),

@@ -161,8 +161,8 @@ def parse_csv(data: bytes | str) -> list[Entry]:
     text = data.lstrip("\ufeff")
     lines = text.splitlines()
     if not lines or not lines[0].strip():
-        raise EntriesError([(1, "нет строки заголовка name,team,city,rating",
-                             "there is no header row name,team,city,rating")])
+        raise EntriesError([(1, f"нет строки заголовка; принимаются: {ACCEPTED_RU}",
+                             f"there is no header row; accepted: {ACCEPTED_EN}")])
     delimiter = ";" if lines[0].count(";") > lines[0].count(",") else ","
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
     try:
@@ -200,23 +200,46 @@ def parse_csv(data: bytes | str) -> list[Entry]:
     return found
 
 
+# Each column's Russian header, for messages in Russian (the file may use either language).
+RU_NAME = {col: aliases[1] for col, aliases in COLUMNS.items()}
+ACCEPTED_RU = ", ".join(RU_NAME[c] for c in COLUMNS) + " (или " + ", ".join(COLUMNS) + ")"
+ACCEPTED_EN = ", ".join(COLUMNS) + " (or " + ", ".join(RU_NAME[c] for c in COLUMNS) + ")"
+
+
 def _header(row: Sequence[str]) -> list[str]:
+    """The columns the header names. One message per distinct problem: every unknown header
+    in one list (a row of empty cells is one «empty header», not one per cell), naming the
+    headers that are accepted."""
     names = {alias: col for col, aliases in COLUMNS.items() for alias in aliases}
     columns: list[str] = []
-    problems: list[tuple[int, str, str]] = []
+    unknown: list[str] = []
+    twice: list[str] = []
     for cell in row:
         col = names.get(clean(cell).casefold())
+        shown = "".join(c for c in clean(cell) if c.isprintable())
         if col is None:
-            problems.append((1, f"неизвестный столбец «{clean(cell)}» (ожидаются"
-                                " name, team, city, rating)",
-                             f"unknown column '{clean(cell)}' (expected name, team, city,"
-                             " rating)"))
-        elif col in columns:
-            problems.append((1, f"столбец «{col}» дважды", f"the column '{col}' appears twice"))
+            if shown not in unknown:
+                unknown.append(shown)
+        elif col in columns and col not in twice:
+            twice.append(col)
         columns.append(col or "")
-    for col in REQUIRED:
-        if col not in columns:
-            problems.append((1, f"нет столбца «{col}»", f"the column '{col}' is missing"))
+    problems: list[tuple[int, str, str]] = []
+    if unknown:
+        ru = ", ".join(f"«{u}»" if u else "пустой" for u in unknown)
+        en = ", ".join(f"'{u}'" if u else "an empty one" for u in unknown)
+        many = len(unknown) > 1
+        what = "неизвестные заголовки столбцов" if many else "неизвестный заголовок столбца"
+        problems.append((1, f"{what} {ru}; принимаются: {ACCEPTED_RU}",
+                         f"unknown column {'headers' if many else 'header'} {en}; accepted:"
+                         f" {ACCEPTED_EN}"))
+    for col in twice:
+        problems.append((1, f"столбец «{RU_NAME[col]}» дважды",
+                         f"the column '{col}' appears twice"))
+    missing = [col for col in REQUIRED if col not in columns]
+    if missing:
+        problems.append((1, "нет столбца " + " и ".join(f"«{RU_NAME[c]}»" for c in missing),
+                         "the column " + " and ".join(f"'{c}'" for c in missing)
+                         + (" is" if len(missing) == 1 else " are") + " missing"))
     if problems:
         raise EntriesError(problems)
     return columns
