@@ -314,7 +314,14 @@ def test_the_start_screen_offers_as_many_names_as_the_format_seats(
     host.check("#ng-format-battle")
     assert [names.nth(i).is_visible() for i in range(names.count())] == [True] * 3 + [False]
     host.check("#ng-format-tv")
+    # The TV format seats what its rule-set seats: «Как на ТВ» 3, a club evening 4.
+    assert host.locator("#ng-preset").input_value() == "tv"
+    assert [names.nth(i).is_visible() for i in range(names.count())] == [True] * 3 + [False]
+    host.select_option("#ng-preset", "club")
     assert [names.nth(i).is_visible() for i in range(names.count())] == [True] * 4
+    host.select_option("#ng-preset", "tv")
+    assert [names.nth(i).is_visible() for i in range(names.count())] == [True] * 3 + [False]
+    assert axe_problems(host) == []
 
 
 # --- 10. the host page's address is one the box listens on ------------------------------------

@@ -141,9 +141,13 @@ def set_lang(code: str) -> Any:
 @bp.get("/host")
 @host_required
 def host() -> str:
+    from appliance.rules.tv.presets import PRESETS
     from webui.games import specs
 
-    return render("host.html", packages=services().list_packages(), setups=specs())
+    # A TV rule-set seats its own number of players: the start screen shows as many names.
+    seats = {name: preset.players_max for name, preset in PRESETS.items()}
+    return render("host.html", packages=services().list_packages(), setups=specs(),
+                  preset_seats=seats)
 
 
 @bp.get("/protocol/<int:game>")

@@ -662,7 +662,11 @@ function disarmStart() {
 function syncPackages() {
   const rules = rulesChosen();
   // As many name fields as the format seats (a battle is of 2–3).
-  const most = parseInt(document.querySelector("input[name=rules]:checked").dataset.playersMax, 10) || 99;
+  let most = parseInt(document.querySelector("input[name=rules]:checked").dataset.playersMax, 10) || 99;
+  // The chosen rule-set may seat fewer («Как на ТВ»: 3 players).
+  const preset = document.querySelector(`[data-rules-box="${CSS.escape(rules)}"] [data-option=preset]`);
+  const seats = preset && parseInt(preset.selectedOptions[0]?.dataset.playersMax, 10);
+  if (seats) most = Math.min(most, seats);
   for (const inp of document.querySelectorAll("#ng-players input")) {
     const off = parseInt(inp.dataset.seat, 10) >= most;
     inp.hidden = off;
@@ -689,6 +693,7 @@ function newGameOptions(rules) {
   return options;
 }
 document.querySelectorAll("input[name=rules]").forEach((r) => r.addEventListener("change", syncPackages));
+document.querySelectorAll("[data-option=preset]").forEach((p) => p.addEventListener("change", syncPackages));
 $("new-game").addEventListener("click", openNewGame);
 $("ng-cancel").addEventListener("click", () => { $("new-game-dialog").hidden = true; disarmStart(); });
 $("new-game-form").addEventListener("submit", async (e) => {
