@@ -555,3 +555,25 @@ def test_the_race_after_a_re_signal_is_captioned_per_signal(browser: Any, server
     assert re.search(r"\u2212\d+ мс", vera.inner_text()), vera.inner_text()  # before its signal
     assert "+" not in vera.inner_text()
     assert axe_problems(host) == []
+
+
+# --- 18. the final's «Записать ответ» defaults to the first who has not answered --------------
+
+def test_record_a_written_answer_defaults_to_one_who_has_not_answered(
+        browser: Any, server: Server) -> None:
+    """Drawn from a view of the final's written answers (the whole TV evening reaches the
+    real one in tests/test_screens.py): Анна has answered, Борис and Вера not yet."""
+    host = open_host(browser, server)
+    start_tv(host, NAMES)
+    host.evaluate("""() => { const d = structuredClone(window.lastView);
+      const who = (s) => ({value: s, ru: d.view.players[s].name, en: d.view.players[s].name});
+      d.view.phase = "writing";
+      d.view.question = {theme: "Финал", kind: "final", text: "?", written: {needs_bets: false,
+        rows: [0, 1, 2].map((s) => ({player: s, has_answer: s === 0, answer: null}))}};
+      d.actions = [{type: "write", ru: "Записать ответ", en: "Record a written answer",
+        by: "host", args: {player: [who(0), who(1), who(2)], text: {type: "text"}}}];
+      render(d); }""")
+    select = host.locator("[data-action=write] select[name=player]")
+    assert select.is_visible()
+    assert json.loads(select.input_value()) == 1  # Борис, not Анна who already answered
+    assert axe_problems(host) == []

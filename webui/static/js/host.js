@@ -84,7 +84,7 @@ function render(data) {
   runClock(data.timers);
   renderResult(data, v);
 
-  const all = data.actions || [];
+  const all = (data.actions || []).map((a) => unansweredFirst(a, v));
   const {main, rare, presses, hand} = split(all.filter((a) => a.type !== "choose" || !v.board), v.lamp);
   renderLatePress(v, hand);
   const choose = all.find((a) => a.type === "choose" && v.board);
@@ -126,6 +126,16 @@ function render(data) {
     window._askedNewGame = true;
     openNewGame();
   }
+}
+
+// The final's written answers: «Записать ответ» offers first those who have not answered
+// yet, so its default is the next one to record, not someone already recorded.
+function unansweredFirst(a, v) {
+  const w = v.question && v.question.written;
+  if (a.type !== "write" || !w || !Array.isArray(a.args && a.args.player)) return a;
+  const done = new Set(w.rows.filter((r) => r.has_answer || r.answer != null).map((r) => r.player));
+  const player = [...a.args.player].sort((x, y) => done.has(x.value) - done.has(y.value));
+  return {...a, args: {...a.args, player}};
 }
 
 // The shootout («перестрелка») or an extra theme, named as the rules name it, with who
