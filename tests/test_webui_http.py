@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -228,6 +229,14 @@ def test_protocol_export(kit: Kit) -> None:
     c, _ = login(kit)
     page = c.get("/admin/").get_data(as_text=True)
     assert f"/admin/export/{game}.json" in page
+    # the printable protocol is offered beside the JSON, and the date reads as a date
+    assert f'<a href="/protocol/{game}">Протокол для печати</a>' in page
+    assert c.get(f"/protocol/{game}").status_code == 200
+    stamp = re.search(r'<time datetime="([^"]+)">(\d\d\.\d\d\.\d{4} \d\d:\d\d)</time>', page)
+    assert stamp is not None, page[page.index("Протоколы игр"):][:600]
+    from datetime import datetime
+    assert stamp.group(2) == datetime.fromisoformat(stamp.group(1)).astimezone().strftime(
+        "%d.%m.%Y %H:%M")
     r = c.get(f"/admin/export/{game}.json")
     assert r.status_code == 200
     assert [e["type"] for e in r.get_json()["events"]][-1] == "announced"

@@ -213,9 +213,21 @@ def _games() -> list[dict[str, Any]]:
     if lister is None:
         return []
     try:
-        return [g.to_json() if hasattr(g, "to_json") else _jsonable(g) for g in lister()]
+        games = [g.to_json() if hasattr(g, "to_json") else _jsonable(g) for g in lister()]
     except Exception:  # a listing problem must not take the admin page down
         return []
+    return [{**g, "when": _when(g.get("created"))} for g in games]
+
+
+def _when(created: Any) -> str:
+    """A game's start as people read it, «01.12.2026 12:39», in the box's time zone (the
+    page's script rewrites it in the tablet's); the stored ISO stamp stays in the markup."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(str(created)).astimezone().strftime("%d.%m.%Y %H:%M")
+    except ValueError:
+        return ""
 
 
 @bp.get("/export/<int:game>.json")

@@ -14,6 +14,14 @@ $("upload").addEventListener("submit", (e) => {
   const bar = $("progress");
   bar.hidden = false;
   bar.value = 0;
+  bar.classList.remove("failed", "done");
+  bar.setAttribute("aria-label", t("admin.upload_progress"));
+  // A refused upload must not leave a full blue bar that reads as success next to the
+  // error: the bar turns red (svoyak.css) and says so to a screen reader.
+  const failed = () => {
+    bar.classList.add("failed");
+    bar.setAttribute("aria-label", t("admin.upload_refused"));
+  };
   xhr.upload.addEventListener("progress", (ev) => { if (ev.lengthComputable) bar.value = ev.loaded / ev.total; });
   xhr.addEventListener("load", () => {
     let res = {};
@@ -23,9 +31,13 @@ $("upload").addEventListener("submit", (e) => {
     // The package checker's detail is technical (and in English): it follows our own words.
     result.textContent = res.ok ? t("admin.imported")
       : t("admin.import_failed") + (res.error ? " — " + res.error : xhr.status === 413 ? " — " + t("admin.too_big") : "");
-    if (res.ok) setTimeout(() => location.reload(), 800);
+    if (res.ok) { bar.classList.add("done"); setTimeout(() => location.reload(), 800); } else failed();
   });
-  xhr.addEventListener("error", () => { $("upload-result").textContent = t("common.offline"); });
+  xhr.addEventListener("error", () => {
+    failed();
+    $("upload-result").classList.add("failed");
+    $("upload-result").textContent = t("common.offline");
+  });
   xhr.open("POST", "/admin/packages");
   xhr.send(form);
 });
@@ -100,3 +112,12 @@ async function pollButtons() {
   }
 }
 if (seats.length) setInterval(pollButtons, 600);
+
+// Game dates in the tablet's own time zone and the page's language («1 дек. 2026 г., 12:39»);
+// the server's text (the box's zone) stays if the stamp cannot be read.
+for (const tm of document.querySelectorAll("time[datetime]")) {
+  const d = new Date(tm.dateTime);
+  if (!Number.isNaN(d.getTime())) {
+    tm.textContent = d.toLocaleString(S.lang, {dateStyle: "medium", timeStyle: "short"});
+  }
+}
