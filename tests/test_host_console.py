@@ -577,3 +577,50 @@ def test_record_a_written_answer_defaults_to_one_who_has_not_answered(
     assert select.is_visible()
     assert json.loads(select.input_value()) == 1  # Борис, not Анна who already answered
     assert axe_problems(host) == []
+
+
+# --- 19. a verdict to change names its question and shows the score it gives ------------------
+
+def test_the_change_verdict_dialog_names_the_question_and_the_score_change(
+        browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    start_tv(host, NAMES)
+    tv_question(host)
+    theme = view(host)["view"]["question"]["theme"]
+    host.keyboard.press("Space")
+    wait(host, "v.view.phase === 'buttons'")
+    assert sim_press(server, 1)["ok"]  # Борис
+    wait(host, "v.view.phase === 'answering'")
+    host.keyboard.press("-")
+    wait(host, "v.view.players[1].score === -100")
+    fix_dialog(host, "rejudge")
+    choice = host.locator("#fix-fields button.choice[data-value='0']")
+    text = choice.inner_text()
+    assert theme in text and "100" in text and "Борис" in text, text
+    assert "\u2212100" in text and "-100" not in text, text
+    host.click("#fix-fields button.choice[data-value='\"right\"']")
+    change = host.locator("#fix-change").inner_text()
+    assert "Борис: \u2212100 → +100" in change, change
+    assert axe_problems(host) == []
+    host.click("#fix-ok")
+    wait(host, "v.view.players[1].score === 100")
+
+
+def test_a_sport_change_to_a_second_right_answer_is_warned(browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    start_battle(host, NAMES)
+    host.keyboard.press("a")
+    wait(host, "v.view.lamp === true")
+    assert sim_press(server, 1)["ok"]  # Борис: wrong
+    wait(host, "v.view.answering === 1")
+    host.keyboard.press("-")
+    wait(host, "v.view.lamp === true && v.view.answering === null")
+    assert sim_press(server, 0)["ok"]  # Анна: right
+    wait(host, "v.view.answering === 0")
+    host.keyboard.press("+")
+    wait(host, "v.view.phase === 'closed'")
+    fix_dialog(host, "rejudge")
+    host.click("#fix-fields button.choice[data-value='0']")
+    host.click("#fix-fields button.choice[data-value='\"right\"']")
+    change = host.locator("#fix-change").inner_text()
+    assert "два верных ответа" in change and "Анна" in change, change

@@ -479,7 +479,7 @@ function changeOf(a, v, picked, choices) {
   }
   if (a.type === "set_chooser" && picked.player != null) return t("fix.chooser_change", {who: name("player")});
   if (a.type === "rejudge" && picked.ref != null && picked.verdict != null) {
-    return t("fix.rejudge_change", {what: name("ref"), verdict: name("verdict")});
+    return [t("fix.rejudge_change", {what: name("ref"), verdict: name("verdict")}), ...rejudgeLines(v, picked)].join("\n");
   }
   if (a.type === "reopen" && picked.cell != null) return t("fix.reopen_change", {what: name("cell")});
   const missing = Object.keys(a.args || {}).some((k) => picked[k] == null);
@@ -517,8 +517,40 @@ function undoLines(v) {
 // A judgement to change, as the host reads it: the engine's own label for the latest ones;
 // older ones come a page at a time from the host's history of the view.
 function refLabel(v, j) {
-  if (S.lang === "ru" && j.label_ru) return j.label_ru;
-  return `${j.ref + 1}. ${judgementText(v, j)}`;
+  // One format for both engines: number, theme and value, who and the verdict with its points
+  // (a real minus sign); the sport engine's label already names its question.
+  const pts = j.points ?? j.delta;
+  if (j.label_ru && S.lang === "ru") return j.label_ru + (pts ? ` (${signed(pts)})` : "");
+  const where = j.theme ? `${j.theme}, ${j.value ?? ""}: ` : "";
+  return `${j.ref + 1}. ${where}${judgementText(v, j)}`;
+}
+
+// The judgement a ref names, from the view (the latest) or the dialog's fetched history.
+function judgementOf(v, ref) {
+  return (v.judgements || []).concat(openFix.older || []).find((j) => j.ref === ref) || null;
+}
+
+// What a changed verdict does to the score, where the engine's figures tell it (TV: a right
+// answer earns the value, a wrong one loses it, no answer changes nothing).
+function rejudgeLines(v, picked) {
+  const j = judgementOf(v, picked.ref);
+  if (!j || picked.verdict == null || picked.verdict === j.verdict) return [];
+  const lines = [];
+  if (v.tv && j.delta != null && j.value != null) {
+    const size = Math.abs(j.value);
+    const next = picked.verdict === "right" ? size : picked.verdict === "wrong" ? -size : 0;
+    const p = players(v)[j.player];
+    if (p) lines.push(t("fix.score_change", {who: p.name, from: signed(p.score), to: signed(p.score - j.delta + next)}));
+  }
+  // Two right answers to one question: the engine allows it, the host is warned.
+  if (!v.tv && picked.verdict === "right" && j.label_ru) {
+    // The engine's label names the question as «N. theme, value: …» (N is the verdict's).
+    const question = (x) => x.split(":")[0].replace(/^\d+\.\s*/, "");
+    const other = (v.judgements || []).concat(openFix.older || []).find((o) => o.ref !== j.ref && !o.voided
+      && o.verdict === "right" && o.label_ru && question(o.label_ru) === question(j.label_ru));
+    if (other) lines.push(t("fix.two_right", {who: playerName(v, other.player)}));
+  }
+  return lines;
 }
 
 function earlierJudgements(v, set, spec, add) {
@@ -531,6 +563,7 @@ function earlierJudgements(v, set, spec, add) {
     const res = await send(socket, "history", {key: "judgements", offset, limit: first - offset}, toast);
     if (!res.ok) return;
     const older = res.items.filter((j) => !j.voided && j.ref < first).reverse();
+    openFix.older = (openFix.older || []).concat(older);
     for (const j of older) {
       const c = {value: j.ref, ru: refLabel(v, j), en: refLabel(v, j)};
       spec.unshift(c);
@@ -544,6 +577,7 @@ function earlierJudgements(v, set, spec, add) {
 function openFix(a) {
   const v = norm(state.view);
   const picked = {}, choices = {};
+  openFix.older = [];
   const fields = $("fix-fields");
   fields.replaceChildren();
   $("fix-title").textContent = fixTitle(a);
@@ -560,6 +594,9 @@ function openFix(a) {
     const argLabel = t("arg." + name);
     if (Array.isArray(spec)) {
       spec = [...spec];
+      if (a.type === "rejudge" && name === "ref") {
+        spec = spec.map((c) => { const j = judgementOf(v, c.value); return j ? {...c, ru: refLabel(v, j), en: refLabel(v, j)} : c; });
+      }
       choices[name] = spec;
       const set = el("fieldset", {class: "fix-choices"}, el("legend", {text: argLabel}));
       const add = (c) => {
