@@ -1,37 +1,21 @@
 """A full memory card during a game and during a package upload: the box says so (in
 Russian and English), refuses the action, and loses nothing already committed. The data
-directory is a real, small tmpfs filled to the last byte (mounted here; needs root)."""
+directory is a real, small tmpfs filled to the last byte (`small_disk` in conftest.py;
+needs root)."""
 
 from __future__ import annotations
 
 import errno
 import io
 import os
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from webui_kit import Kit, make_kit
 
 from appliance.packages.library import Library
 from appliance.runtime.store import Store, db_path
 
 DEMO = Path(__file__).resolve().parent.parent / "appliance/data/demo-sport.json"
-
-
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    if os.geteuid() != 0:
-        pytest.fail("the disk-full test mounts a tmpfs and needs root (CI runs as root)")
-    data = tmp_path / "data"
-    data.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m,mode=0700", "tmpfs", str(data)],
-                   check=True)
-    try:
-        yield data
-    finally:
-        subprocess.run(["umount", "-l", str(data)], check=True)
 
 
 def fill(disk: Path) -> Path:

@@ -6,12 +6,8 @@ timeouts told to the screens."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import threading
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import tiny_engine
@@ -29,20 +25,6 @@ SETUP = {"players": ["Аня", "Борис"]}
 THEMES = [{"name": "Тема", "questions": [{"text": f"В{k}", "answer": "О"} for k in range(5)]}]
 
 registry.register("tiny", tiny_engine)
-
-
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    if os.geteuid() != 0:
-        pytest.fail("the disk-full tests mount a tmpfs and need root (CI runs as root)")
-    data = tmp_path / "data"
-    data.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m,mode=0700", "tmpfs", str(data)],
-                   check=True)
-    try:
-        yield data
-    finally:
-        subprocess.run(["umount", "-l", str(data)], check=True)
 
 
 def wait_until(cond, limit_s: float = 10) -> None:

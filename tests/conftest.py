@@ -1,0 +1,26 @@
+"""Fixtures more than one test module needs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real, small data directory (a 6 MB tmpfs) to fill to the last byte: a full memory
+    card."""
+    if os.geteuid() != 0:
+        pytest.fail("the disk-full tests mount a tmpfs and need root (CI runs as root)")
+    data = tmp_path / "data"
+    data.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m,mode=0700", "tmpfs", str(data)],
+                   check=True)
+    try:
+        yield data
+    finally:
+        subprocess.run(["umount", "-l", str(data)], check=True)
