@@ -6,6 +6,7 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,3 +25,17 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         yield data
     finally:
         subprocess.run(["umount", "-l", str(data)], check=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium through Playwright, one per test module, launched the way the box's
+    browser tests run it (`webui_kit.CHROMIUM_FLAGS`). The screen tests launch their own
+    with the screenshot script's flags (`webui.screenshots.FLAGS`)."""
+    from webui_kit import CHROMIUM, CHROMIUM_FLAGS
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()

@@ -8,12 +8,11 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from webui_kit import CHROMIUM, CHROMIUM_FLAGS, Server
+from webui_kit import CHROMIUM, Server
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 if not os.path.exists(CHROMIUM):  # `make test` installs it (scripts/webui-deps.sh)
@@ -27,14 +26,6 @@ AXE_RUN = """async () => {
   return r.violations.filter((x) => ["serious", "critical"].includes(x.impact)).map((x) =>
     x.id + ": " + x.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | "));
 }"""
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
 
 
 def broken_package() -> bytes:

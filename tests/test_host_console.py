@@ -17,22 +17,12 @@ from typing import Any
 
 import pytest
 from test_webui_browser import sim_press, start_battle, view, wait
-from webui_kit import CHROMIUM_FLAGS, Server
+from webui_kit import Server
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "webui" / "node_modules" / "axe-core" / "axe.min.js"
 NAMES = ["Анна", "Борис", "Вера"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from webui_kit import CHROMIUM
-
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

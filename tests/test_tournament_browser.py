@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from webui_kit import CHROMIUM, CHROMIUM_FLAGS, Server
+from webui_kit import CHROMIUM, Server
 
 from appliance.rules.protocol import Command
 from appliance.runtime.running import RunningGame
@@ -82,14 +81,6 @@ def seeded(data: Path, n: int, played: int = 4) -> Any:
             b = views.next_battles(s.state)[0]
             s.handle(Command("start_battle", 0, {"battle": b.id, "themes": ["в игре"]}))
         return s.state
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
 
 
 @pytest.mark.parametrize("n", [81, 243])

@@ -6,12 +6,11 @@ start a battle from the bracket, give a walkover, and read the results."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from webui_kit import CHROMIUM, CHROMIUM_FLAGS, Server
+from webui_kit import CHROMIUM, Server
 
 AXE = Path(__file__).resolve().parent.parent / "webui" / "node_modules" / "axe-core" / "axe.min.js"
 AXE_RUN = """async () => {
@@ -38,14 +37,6 @@ if not os.path.exists(CHROMIUM):  # `make test` installs it (scripts/webui-deps.
 # 10 entries: a bracket of 9, one qualification battle of two (Q1), eight byes.
 ENTRIES = "имя;команда;город\n" + "".join(
     f"Игрок {i};Команда {i % 4};Город {i}\n" for i in range(10))
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
 
 
 def row(page: Any, battle: str) -> Any:

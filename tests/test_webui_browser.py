@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from webui_kit import CHROMIUM, CHROMIUM_FLAGS, Server
+from webui_kit import CHROMIUM, Server
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 if not os.path.exists(CHROMIUM):  # `make test` installs it (scripts/webui-deps.sh)
@@ -24,14 +24,6 @@ if not os.path.exists(CHROMIUM):  # `make test` installs it (scripts/webui-deps.
 VENDOR = Path(__file__).resolve().parent.parent / "webui" / "static" / "vendor"
 if not (VENDOR / "socket.io.min.js").exists():
     pytest.skip("run `make vendor` first", allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
