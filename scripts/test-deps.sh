@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the system tools the provisioning, image-build, arm64 and rooms tests need
+# Install the system tools the provisioning, image-build, arm64, rooms and power-loss tests need
 # (Debian/Ubuntu).
 # The rooms tests start their own Mosquitto on loopback; the packaged service is not used.
 # Idempotent and silent when everything is already there; apt-get only for what is missing.
@@ -21,6 +21,7 @@ declare -A tools=(
   [systemd-analyze]=systemd
   [nmcli]=network-manager          # its offline keyfile parser (nmcli --offline)
   [qemu-aarch64-static]=qemu-user-static   # the arm64 test
+  [gcc]=build-essential            # the power-loss test builds its disk model (tests/sync_snapshot.c)
 )
 export PATH="$PATH:/usr/sbin:/sbin"
 need=()

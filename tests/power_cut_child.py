@@ -44,12 +44,12 @@ class SlowLoserStore(Store):
 
     loser: int | None = None
 
-    def append(self, game, events):
+    def append(self, game, events, **kw):
         import time
 
         if any(e.type == "press" and e.data["player"] == self.loser for e in events):
             time.sleep(1)
-        return super().append(game, events)
+        return super().append(game, events, **kw)
 
 
 def play_battle(path: str, out_path: str, stall: bool, slow_loser: bool = False) -> None:
@@ -121,3 +121,56 @@ def play_battle(path: str, out_path: str, stall: bool, slow_loser: bool = False)
             do(Command("next"), q)
         else:
             raise SystemExit(f"unexpected phase {v['phase']}")
+
+
+def play_until_cut(path: str, out_path: str, mode: str, cut_at: int) -> None:
+    """A sport battle played as fast as the loop allows, with a screen (the loop's ordinary
+    subscriber, as the web hub subscribes) writing ``screen Q SEAT`` when it is told a
+    question's answerer, and every acknowledged command written as ``ack TYPE Q [SEAT]``.
+    The process ends at once, as in a power cut, right after the `cut_at`-th answerer a
+    screen was told (`mode` "screen") or the `cut_at`-th acknowledged judgement ("judge")."""
+    import threading
+    import time
+
+    from appliance.rules.protocol import press
+
+    out = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    loop = GameLoop(Store(path))
+    told = threading.Semaphore(0)
+    screens = 0
+
+    def screen(update):
+        nonlocal screens
+        for e in update.events:
+            if e.type == "answerer":
+                q = update.rules.view(update.state, "board")["question_index"]
+                os.write(out, f"screen {q} {e.data['player']}\n".encode())
+                screens += 1
+                if mode == "screen" and screens == cut_at:
+                    os._exit(0)
+                told.release()
+
+    loop.subscribe(screen)
+    loop.start()
+    loop.new_game("battle", {"players": ["А", "Б", "В"],
+                             "themes": [{"name": f"Тема {i}"} for i in range(40)],
+                             "settings": {"settle_ms": 5}}).result()
+    judged = 0
+    for n in range(1, 1000):
+        assert loop.submit(Command("announce")).result().refused is None
+        rules, state = loop.snapshot()
+        q = rules.view(state, "board")["question_index"]
+        t = time.monotonic_ns()
+        first = n % 3
+        for seat, tick in (((first + 1) % 3, t + 2_000), (first, t)):
+            if loop.submit(press(seat, tick)).result().refused is None:
+                os.write(out, f"ack press {q} {seat}\n".encode())
+        if not told.acquire(timeout=5):
+            raise SystemExit("no screen was told the answerer")
+        if loop.submit(Command("judge", 0, {"verdict": "right"})).result().refused is None:
+            os.write(out, f"ack judge {q}\n".encode())
+            judged += 1
+            if mode == "judge" and judged == cut_at:
+                os._exit(0)
+        assert loop.submit(Command("next")).result().refused is None
+    raise SystemExit("the cut never came")

@@ -27,11 +27,11 @@ class SlowPresses(Store):
         self.gate = threading.Event()
         self.waiting = threading.Event()
 
-    def append(self, game, events):
+    def append(self, game, events, **kw):
         if self.closed and any(e.type == "press" for e in events):
             self.waiting.set()
             assert self.gate.wait(10)
-        return super().append(game, events)
+        return super().append(game, events, **kw)
 
 
 class Lamp:

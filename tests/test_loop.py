@@ -387,7 +387,7 @@ class GatedStore(Store):
         self.waiting = threading.Event()
         self.gate_types, self.fail_types = set(gate_types), set(fail_types)
 
-    def append(self, game, events):
+    def append(self, game, events, **kw):
         types = {e.type for e in events}
         if types & self.fail_types:
             self.fail_types.clear()  # once: the loop tries the deadline again
@@ -395,7 +395,7 @@ class GatedStore(Store):
         if types & self.gate_types:
             self.waiting.set()
             assert self.gate.wait(5)
-        return super().append(game, events)
+        return super().append(game, events, **kw)
 
 
 def test_early_subscribers_see_a_deadlines_decision_before_its_commit(tmp_path, clock):

@@ -39,9 +39,9 @@ class CountingStore(Store):
 
     tries = 0
 
-    def append(self, game, events):
+    def append(self, game, events, **kw):
         self.tries += 1
-        return super().append(game, events)
+        return super().append(game, events, **kw)
 
 
 def test_a_deadline_on_a_full_card_backs_off_tells_the_host_and_resumes(small_disk):
@@ -108,10 +108,10 @@ class FailingStore(Store):
         super().__init__(path)
         self.fail_types = set(fail_types)
 
-    def append(self, game, events):
+    def append(self, game, events, **kw):
         if {e.type for e in events} & self.fail_types:
             raise StoreError("disk error (test)")
-        return super().append(game, events)
+        return super().append(game, events, **kw)
 
 
 def test_timeouts_committed_before_a_failed_command_are_told(tmp_path):

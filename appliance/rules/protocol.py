@@ -75,6 +75,11 @@ def timeout(t_ns: int) -> Command:
     return Command("timeout", t_ns, {}, LOOP)
 
 
+def is_timeout(command: Command) -> bool:
+    """Whether `command` is the loop's own wake-up at a deadline (never a sender's)."""
+    return command.type == "timeout" and command.by == LOOP
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """A fact the engine decided. Stored in the log with its game, sequence and wall time."""

@@ -9,7 +9,14 @@ Two tables:
 
 A command's events are appended in one transaction: all of them or none. The file is opened
 with WAL and ``synchronous=FULL``, so once `append` returns the events survive a power cut;
-the loop acknowledges a command to a screen only after that.
+the loop acknowledges a command to a screen only after that. The one exception is a
+deadline's decision (``append(..., durable=False)``): it is committed without an fsync of its
+own, because it follows from the log already on disk and the deadline alone, so a power cut
+that loses it loses nothing the resumed game does not decide again, identically. In WAL
+every fsync writes out the whole log before it, so such a commit becomes durable with the
+next command's commit, and a cut can only drop the newest of them, never one before a
+command that survives (the file stays consistent either way: the WAL's frames carry
+checksums and recovery stops at the first bad one).
 
 A corrupt or truncated file raises `StoreCorrupt` naming the path; it is never recreated,
 because an empty log would silently lose the games in it. Other areas (the package library,
@@ -180,17 +187,26 @@ class Store:
         self.close()
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taken up front so a reader never has to upgrade."""
+    def _write(self, durable: bool = True) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken up front so a reader never has to upgrade.
+        `durable` False: committed without its own fsync (see the module docstring); the
+        setting can only change between transactions, so it is set before and restored
+        after, under the same lock."""
         with self._lock:
             conn = self.db.conn
-            conn.execute("BEGIN IMMEDIATE")
+            if not durable:
+                conn.execute("PRAGMA synchronous = NORMAL")
             try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield conn
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+            finally:
+                if not durable:
+                    conn.execute("PRAGMA synchronous = FULL")
 
     # -- writes ----------------------------------------------------------------------------
     def create_game(self, rules: str, setup: Mapping[str, Any]) -> int:
@@ -200,14 +216,16 @@ class Store:
                 (rules, encode(setup), self._wall(), RUNNING))
             return int(cur.lastrowid or 0)
 
-    def append(self, game: int, events: Sequence[Event]) -> list[int]:
+    def append(self, game: int, events: Sequence[Event], *, durable: bool = True) -> list[int]:
         """Append one command's events in one transaction; returns their sequence numbers.
-        When this returns, the events are on disk."""
+        When this returns, the events are on disk; with `durable` False (a deadline's
+        decision, re-derivable from the log before it) they are in the log but on disk only
+        with the next durable commit (see the module docstring)."""
         if not events:
             return []
         rows = [(e.type, int(e.t_ns), encode(e.data)) for e in events]
         wall = self._wall()
-        with self._write() as conn:
+        with self._write(durable) as conn:
             status = conn.execute("SELECT status FROM games WHERE id = ?", (game,)).fetchone()
             if status is None:
                 raise StoreError(f"{self.path}: no game {game}")
