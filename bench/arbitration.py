@@ -197,11 +197,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=shm) as d:
         memory = run_series(d, args.trials, rng)
     with tempfile.TemporaryDirectory() as d:
-        disk = run_series(d, max(10, args.trials // 5), rng)
+        disk = run_series(d, args.trials, rng)
     named = [("tmpfs", memory), ("disk", disk)]
     if args.compare:
         with tempfile.TemporaryDirectory() as d:
-            named.append(("disk_no_watch", run_series(d, max(10, args.trials // 5), rng,
+            named.append(("disk_no_watch", run_series(d, args.trials, rng,
                                                       watch=False)))
     for name, series in named:
         o, w = series["overhead_ms"], series["wakeup_ms"]
