@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from appliance.rules import registry
-from appliance.rules.protocol import Command, Refused, fold, press
+from appliance.rules.protocol import Command, Event, Refused, fold, press
 from appliance.runtime.loop import END_GAME, RETRY_FIRST_NS, GameLoop, Outcome
 from appliance.runtime.store import FINISHED, Store, StoreError
 
@@ -319,6 +319,41 @@ def test_a_timeout_that_changes_nothing_does_not_spin(store, clock):
         assert lp.submit(add(0, 10)).result(2).refused is None
         lp.submit(add(9, 10)).result(2)
         assert len(calls) == 2  # a new state: the deadline was tried once more
+    finally:
+        lp.stop()
+
+
+def test_a_deadline_is_decided_ahead_and_again_after_a_change(store, clock):
+    """While the loop waits for a deadline it decides it (`RunningGame.prepare`), so when the
+    deadline comes only the commit is left; a command that arrives first changes the state
+    and the deadline is decided again, from that state. The committed decision is the one
+    made from the state the deadline found."""
+    calls = []
+
+    def decide(state, cmd):
+        events = tiny_engine.decide(state, cmd)
+        if cmd.type != "timeout":
+            return events
+        calls.append(len(state.presses))
+        return [Event(e.type, e.t_ns, {**e.data, "presses": len(state.presses)})
+                for e in events]
+
+    counting = SimpleNamespace(**{f: getattr(tiny_engine, f) for f in (
+        "NAME", "initial", "evolve", "legal_actions", "next_deadline", "view", "summary")},
+        decide=decide)
+    lp = GameLoop(store, clock, resolve=lambda name: counting).start()
+    try:
+        game = lp.new_game("counting", SETUP).result(2)
+        lp.submit(Command("arm", clock(), {"ms": 5})).result(2)
+        wait_until(lambda: calls == [0])  # decided ahead, while waiting
+        lp.submit(press(1, clock())).result(2)
+        wait_until(lambda: calls == [0, 1])  # the press changed the state: decided again
+        clock.set(clock() + 10 * MS)
+        lp.wake()
+        wait_until(lambda: lp.snapshot()[1].expired == 1)
+        assert calls == [0, 1]  # the deadline itself decided nothing more
+        expired = [e for e in store.events(game) if e.type == "expired"]
+        assert [e.data["presses"] for e in expired] == [1]
     finally:
         lp.stop()
 

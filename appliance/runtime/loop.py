@@ -331,6 +331,9 @@ class GameLoop:
 
     def _run(self) -> None:
         while True:
+            if self._inbox.empty():  # about to sleep: decide the coming deadlines now
+                for session in self._sessions.values():
+                    session.prepare()
             try:
                 item = self._inbox.get(timeout=self._wait_s())
             except queue.Empty:

@@ -73,6 +73,9 @@ class RunningGame:
         self.offset_ns = offset_ns  # game clock = box clock + offset (see `resume`)
         self.finished = finished
         self._stuck: tuple[int, Any] | None = None  # (deadline, state) a timeout ignored
+        # (state, deadline, its events and the state after, or the engine's refusal): the
+        # next deadline decided ahead (`prepare`)
+        self._ahead: tuple[Any, int, tuple[list[Event], Any] | Refused] | None = None
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -121,6 +124,26 @@ class RunningGame:
         return d
 
     # -- steps -----------------------------------------------------------------------------
+    def prepare(self) -> None:
+        """Decide the next deadline's timeout now, ahead of it, so that when the deadline
+        comes only the commit is left: the lamp is lit a fold sooner after a settle window
+        closes. Safe because a timeout's decision is a function of the state and the
+        deadline alone; it is used only if neither has changed by then (any command that
+        arrives first changes the state, and the decision is made again)."""
+        d = self.deadline()
+        if d is None or self.finished:
+            return
+        ahead = self._ahead
+        if ahead is not None and ahead[0] is self.state and ahead[1] == d:
+            return
+        try:
+            events = normalize(self.rules.decide(self.state, timeout(d)))
+        except Refused as r:
+            self._ahead = (self.state, d, r)
+            return
+        self._ahead = (self.state, d,
+                       (events, fold(self.rules, self.state, events) if events else self.state))
+
     def handle(self, command: Command, decided: Decided | None = None,
                committing: Committing | None = None) -> list[Event]:
         """Decide and commit one command (game clock). Raises `Refused`; then nothing
@@ -129,10 +152,19 @@ class RunningGame:
         entered around the commit."""
         if self.finished:
             raise Refused("Игра окончена.", "The game is over.", "finished")
-        events = normalize(self.rules.decide(self.state, command))
-        if not events:
-            return []
-        state = fold(self.rules, self.state, events)
+        ahead, self._ahead = self._ahead, None
+        if (ahead is not None and ahead[0] is self.state and ahead[1] == command.t_ns
+                and is_timeout(command)):  # decided by `prepare`, and nothing changed since
+            if isinstance(ahead[2], Refused):
+                raise ahead[2]
+            events, state = ahead[2]
+            if not events:
+                return []
+        else:
+            events = normalize(self.rules.decide(self.state, command))
+            if not events:
+                return []
+            state = fold(self.rules, self.state, events)
         if decided is not None:
             decided(command, events, state)
         # A deadline's decision is re-derived identically from the log before it, so its
