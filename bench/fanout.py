@@ -17,8 +17,9 @@ worker), with the same clients: 1 host, 1 board and N phones spread over the thr
     until the settle window after that stamp has passed broadcasts, which is what the
     rules of the game impose on any box (a press waits that long for an earlier one);
   * durable (``durable``): the fair floor plus the two commits the box's log makes on the
-    same file system (the press, then the answerer; SQLite WAL, synchronous=FULL), which
-    the box does before telling any screen; information, not the target's floor.
+    same file system (SQLite WAL: the press with synchronous=FULL, then the answerer, a
+    deadline's decision, with synchronous=NORMAL, as `Store.append` commits it), which the
+    box does before telling any screen; information, not the target's floor.
 
 Each question runs the real server and the three floors in turn (each first in its turn),
 so all see the same load. Figures per count: p50 and p99 over all (question, client) pairs,
