@@ -222,6 +222,9 @@ class RoomBox:
         """Send what the director has not acknowledged (runs on the outbox thread)."""
         if not self.link.connected:
             return
+        # Only what is on disk leaves the box: a deadline's decision is committed without an
+        # fsync (`Store.sync`), and the director keeps whatever it was sent by its seq.
+        self.store.sync()
         now = time.monotonic()
         rows = self.db.query("SELECT game, battle, acked, assignment FROM rooms_outbox "
                              "WHERE result_acked = 0 ORDER BY game")

@@ -128,7 +128,9 @@ def play_until_cut(path: str, out_path: str, mode: str, cut_at: int) -> None:
     subscriber, as the web hub subscribes) writing ``screen Q SEAT`` when it is told a
     question's answerer, and every acknowledged command written as ``ack TYPE Q [SEAT]``.
     The process ends at once, as in a power cut, right after the `cut_at`-th answerer a
-    screen was told (`mode` "screen") or the `cut_at`-th acknowledged judgement ("judge")."""
+    screen was told (`mode` "screen"), once the loop has written that answerer out after
+    telling the screens ("written"), or right after the `cut_at`-th acknowledged judgement
+    ("judge")."""
     import threading
     import time
 
@@ -167,6 +169,13 @@ def play_until_cut(path: str, out_path: str, mode: str, cut_at: int) -> None:
                 os.write(out, f"ack press {q} {seat}\n".encode())
         if not told.acquire(timeout=5):
             raise SystemExit("no screen was told the answerer")
+        if mode == "written" and n == cut_at:
+            limit = time.monotonic() + 5
+            while loop.store.unsynced:  # the loop writes it out once the screens are told
+                if time.monotonic() > limit:
+                    raise SystemExit("the answerer was never written out")
+                time.sleep(0.0005)
+            os._exit(0)
         if loop.submit(Command("judge", 0, {"verdict": "right"})).result().refused is None:
             os.write(out, f"ack judge {q}\n".encode())
             judged += 1

@@ -358,6 +358,34 @@ def test_a_deadline_is_decided_ahead_and_again_after_a_change(store, clock):
         lp.stop()
 
 
+def test_a_deadline_that_fails_ahead_leaves_the_loop_running(store, clock, caplog):
+    """An engine's bug in a timeout's decision, met while the loop decides the deadline
+    ahead, is logged; the loop keeps taking commands, and at the deadline the failure is
+    handled where it always was (logged, tried again later)."""
+
+    def decide(state, cmd):
+        if cmd.type == "timeout":
+            raise RuntimeError("an engine's bug (test)")
+        return tiny_engine.decide(state, cmd)
+
+    broken = SimpleNamespace(**{f: getattr(tiny_engine, f) for f in (
+        "NAME", "initial", "evolve", "legal_actions", "next_deadline", "view", "summary")},
+        decide=decide)
+    lp = GameLoop(store, clock, resolve=lambda name: broken).start()
+    try:
+        lp.new_game("broken", SETUP).result(2)
+        lp.submit(Command("arm", clock(), {"ms": 5})).result(2)
+        wait_until(lambda: "deciding the deadline ahead failed" in caplog.text)
+        assert lp.submit(add(0, 10)).result(2).refused is None  # the loop is alive
+        clock.set(clock() + 10 * MS)
+        lp.wake()
+        wait_until(lambda: "a timeout's commit failed" in caplog.text)
+        assert lp._thread is not None and lp._thread.is_alive()
+        assert lp.snapshot()[1].scores[0] == 10
+    finally:
+        lp.stop()
+
+
 def test_stopped_loop_refuses_new_work(store, clock):
     lp = GameLoop(store, clock).start()
     lp.stop()

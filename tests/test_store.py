@@ -77,6 +77,29 @@ def test_durability_settings(path):
         assert s.path == path
 
 
+def test_a_deadlines_decision_is_committed_unsynced_until_written_out(path):
+    """`append(durable=False)` (a deadline's decision) commits without an fsync of its own:
+    readers see it at once; it is on disk after `sync` or the next durable commit, and the
+    durable commit after it has its fsync (synchronous=FULL) again. What that means after
+    a real power cut is tested with a model of the disk in tests/test_power_cut.py."""
+    with Store(path) as s:
+        g = s.create_game("tiny", {"players": ["A"]})
+        level = lambda: s.db.conn.execute("PRAGMA synchronous").fetchone()[0]  # noqa: E731
+        s.append(g, [Event("pressed", 1, {"player": 0})])
+        assert not s.unsynced and level() == 2  # FULL
+        s.append(g, [Event("expired", 2)], durable=False)
+        assert s.unsynced and level() == 1  # NORMAL, for that transaction
+        with Store(path) as reader:
+            assert [e.type for e in reader.events(g)] == ["pressed", "expired"]
+        s.append(g, [Event("added", 3, {"player": 0, "points": 10})])
+        assert not s.unsynced and level() == 2  # its fsync writes out the WAL before it
+        s.append(g, [Event("expired", 4)], durable=False)
+        s.sync()
+        assert not s.unsynced
+        s.sync()  # nothing to write out: no error, nothing done
+        assert [e.type for e in s.events(g)] == ["pressed", "expired", "added", "expired"]
+
+
 def test_a_command_is_all_its_events_or_none(path):
     with Store(path) as s:
         g = s.create_game("tiny", SETUP)

@@ -331,8 +331,9 @@ class GameLoop:
 
     def _run(self) -> None:
         while True:
-            if self._inbox.empty():  # about to sleep: decide the coming deadlines now
-                for session in self._sessions.values():
+            if self._inbox.empty():  # about to sleep
+                self._sync()
+                for session in self._sessions.values():  # decide the coming deadlines now
                     session.prepare()
             try:
                 item = self._inbox.get(timeout=self._wait_s())
@@ -359,6 +360,18 @@ class GameLoop:
                     continue
                 now = self.clock()
             self._timeouts(now)
+
+    def _sync(self) -> None:
+        """Write out the deadlines' decisions committed without an fsync, now that the
+        screens were told (`Store.sync`): a power cut can take back only what was decided
+        in the last fsync's time. A failure is logged and tried again at the next pause;
+        the next durable commit writes them out anyway."""
+        if not self.store.unsynced:
+            return
+        try:
+            self.store.sync()
+        except OSError:
+            log.exception("game loop: writing out the log failed")
 
     def _wait_s(self) -> float | None:
         deadlines = [max(d - s.offset_ns, self._retry.get(s.game, (0, 0))[0])

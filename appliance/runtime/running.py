@@ -14,6 +14,7 @@ arrival, then the command itself, so the same timestamps always give the same lo
 from __future__ import annotations
 
 import gc
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -21,6 +22,8 @@ from typing import Any
 
 from appliance.rules.protocol import Command, Event, Refused, Rules, fold, is_timeout, timeout
 from appliance.runtime.store import Store, normalize
+
+log = logging.getLogger(__name__)
 
 # A timeout that changes nothing yet leaves the same deadline would wake the loop forever.
 MAX_TIMEOUTS_PER_STEP = 1000
@@ -136,13 +139,17 @@ class RunningGame:
         ahead = self._ahead
         if ahead is not None and ahead[0] is self.state and ahead[1] == d:
             return
+        self._ahead = None
         try:
             events = normalize(self.rules.decide(self.state, timeout(d)))
+            after = fold(self.rules, self.state, events) if events else self.state
         except Refused as r:
-            self._ahead = (self.state, d, r)
+            self._ahead = (self.state, d, r.with_traceback(None))
             return
-        self._ahead = (self.state, d,
-                       (events, fold(self.rules, self.state, events) if events else self.state))
+        except Exception:  # decided again at the deadline, where a failure is handled
+            log.exception("game %s: deciding the deadline ahead failed", self.game)
+            return
+        self._ahead = (self.state, d, (events, after))
 
     def handle(self, command: Command, decided: Decided | None = None,
                committing: Committing | None = None) -> list[Event]:
@@ -153,8 +160,8 @@ class RunningGame:
         if self.finished:
             raise Refused("Игра окончена.", "The game is over.", "finished")
         ahead, self._ahead = self._ahead, None
-        if (ahead is not None and ahead[0] is self.state and ahead[1] == command.t_ns
-                and is_timeout(command)):  # decided by `prepare`, and nothing changed since
+        if (ahead is not None and ahead[0] is self.state
+                and command == timeout(ahead[1])):  # decided by `prepare`, nothing changed
             if isinstance(ahead[2], Refused):
                 raise ahead[2]
             events, state = ahead[2]
@@ -167,9 +174,9 @@ class RunningGame:
             state = fold(self.rules, self.state, events)
         if decided is not None:
             decided(command, events, state)
-        # A deadline's decision is re-derived identically from the log before it, so its
-        # commit waits for no fsync (`Store.append`): the screens hear of the answerer
-        # without a disk's delay, and a cut that loses it loses nothing.
+        # A deadline's decision follows from the log before it, so its commit waits for no
+        # fsync (`Store.append`): the screens hear of the answerer without a disk's delay,
+        # and the loop writes it out (`Store.sync`) once they are told.
         durable = not is_timeout(command)
         if committing is None:
             self.store.append(self.game, events, durable=durable)

@@ -11,12 +11,14 @@ A command's events are appended in one transaction: all of them or none. The fil
 with WAL and ``synchronous=FULL``, so once `append` returns the events survive a power cut;
 the loop acknowledges a command to a screen only after that. The one exception is a
 deadline's decision (``append(..., durable=False)``): it is committed without an fsync of its
-own, because it follows from the log already on disk and the deadline alone, so a power cut
-that loses it loses nothing the resumed game does not decide again, identically. In WAL
-every fsync writes out the whole log before it, so such a commit becomes durable with the
-next command's commit, and a cut can only drop the newest of them, never one before a
-command that survives (the file stays consistent either way: the WAL's frames carry
-checksums and recovery stops at the first bad one).
+own, the screens are told, and then the loop writes it out (`sync`) before it waits for
+anything else. It follows from the log already on disk and the deadline alone, so a power
+cut in that gap loses nothing a resumed game cannot decide again: a settle window's answerer
+is decided again identically; a window that had run out runs again for the time it had
+left, as after a cut just before it closed. In WAL every fsync writes out the whole log
+before it, so a later durable commit covers it too, and a cut can only drop the newest
+such decisions, never one a surviving command followed (the file stays consistent either
+way: the WAL's frames carry checksums and recovery stops at the first bad one).
 
 A corrupt or truncated file raises `StoreCorrupt` naming the path; it is never recreated,
 because an empty log would silently lose the games in it. Other areas (the package library,
@@ -48,6 +50,9 @@ DATA_ENV = "SVOYAK_DATA"
 RUNNING = "running"
 FINISHED = "finished"
 BUSY_TIMEOUT_MS = 5000
+# SQLite's synchronous settings: an fsync at every commit, or none of its own (see `append`)
+SYNC_FULL = "FULL"
+SYNC_NORMAL = "NORMAL"
 _MAGIC = b"SQLite format 3\x00"
 
 
@@ -127,6 +132,8 @@ class Store:
         self.path = Path(path)
         self._wall = wall
         self._lock = threading.RLock()
+        self._level = SYNC_FULL  # the connection's synchronous setting
+        self._unsynced = False  # see `sync`
         if not self.path.exists() and not create:
             raise StoreError(f"no event log at {self.path}")
         _check_header(self.path)
@@ -141,7 +148,7 @@ class Store:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise StoreError(f"{self.path}: cannot switch the event log to WAL ({mode})")
-            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute(f"PRAGMA synchronous = {SYNC_FULL}")
             conn.execute("PRAGMA foreign_keys = ON")
             # The log is appended to and read back once per game: a page cache at SQLite's
             # default (2 MB) only fills with pages written once, which over an evening looks
@@ -189,24 +196,50 @@ class Store:
     @contextmanager
     def _write(self, durable: bool = True) -> Iterator[sqlite3.Connection]:
         """One write transaction, taken up front so a reader never has to upgrade.
-        `durable` False: committed without its own fsync (see the module docstring); the
-        setting can only change between transactions, so it is set before and restored
-        after, under the same lock."""
+        `durable` False: committed without its own fsync (see the module docstring). The
+        setting can change only between transactions, so each transaction sets the one it
+        needs before it begins: a transaction that could not be closed never leaves the next
+        durable one without its fsync."""
         with self._lock:
             conn = self.db.conn
-            if not durable:
-                conn.execute("PRAGMA synchronous = NORMAL")
+            level = SYNC_FULL if durable else SYNC_NORMAL
+            if self._level != level:
+                conn.execute(f"PRAGMA synchronous = {level}")
+                self._level = level
+            conn.execute("BEGIN IMMEDIATE")
             try:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    yield conn
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
+                yield conn
                 conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:  # SQLite rolls back a failed COMMIT itself
+                    conn.execute("ROLLBACK")
+                raise
+            self._unsynced = not durable  # a durable commit writes out the WAL before it
+
+    @property
+    def unsynced(self) -> bool:
+        """Whether a deadline's decision was committed and is not yet on disk."""
+        return self._unsynced
+
+    def sync(self) -> None:
+        """Write out what was committed without an fsync (a deadline's decision): the loop
+        calls this as soon as it has told the screens, and whatever sends the log off the
+        box calls it first, so nothing leaves the box that a power cut could take back. A
+        durable commit does the same. One fdatasync of the WAL, the very call SQLite makes
+        at a durable commit (Linux writes out a file's pages whichever descriptor is used)."""
+        with self._lock:
+            if not self._unsynced:
+                return
+            try:
+                fd = os.open(f"{self.path}-wal", os.O_RDONLY | os.O_CLOEXEC)
+            except FileNotFoundError:  # checkpointed and removed: already in the database
+                self._unsynced = False
+                return
+            try:
+                os.fdatasync(fd)
             finally:
-                if not durable:
-                    conn.execute("PRAGMA synchronous = FULL")
+                os.close(fd)
+            self._unsynced = False
 
     # -- writes ----------------------------------------------------------------------------
     def create_game(self, rules: str, setup: Mapping[str, Any]) -> int:
@@ -219,8 +252,8 @@ class Store:
     def append(self, game: int, events: Sequence[Event], *, durable: bool = True) -> list[int]:
         """Append one command's events in one transaction; returns their sequence numbers.
         When this returns, the events are on disk; with `durable` False (a deadline's
-        decision, re-derivable from the log before it) they are in the log but on disk only
-        with the next durable commit (see the module docstring)."""
+        decision, re-derivable from the log before it) they are in the log, and on disk
+        after `sync` or the next durable commit (see the module docstring)."""
         if not events:
             return []
         rows = [(e.type, int(e.t_ns), encode(e.data)) for e in events]
