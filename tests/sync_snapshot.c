@@ -52,22 +52,15 @@ static void keep_synced_copy(int fd) {
         abort();
 }
 
-int fsync(int fd) {
-    static int (*real)(int);
-    if (real == NULL)
-        real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+/* The real call, then the copy if it succeeded. */
+static int synced(const char *name, int fd) {
+    int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, name);
     int rc = real(fd);
     if (rc == 0)
         keep_synced_copy(fd);
     return rc;
 }
 
-int fdatasync(int fd) {
-    static int (*real)(int);
-    if (real == NULL)
-        real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
-    int rc = real(fd);
-    if (rc == 0)
-        keep_synced_copy(fd);
-    return rc;
-}
+int fsync(int fd) { return synced("fsync", fd); }
+
+int fdatasync(int fd) { return synced("fdatasync", fd); }

@@ -295,19 +295,27 @@ def test_a_game_whose_engine_is_gone_is_skipped_not_fatal(tmp_path, clock):
         lp.stop()
 
 
+def loop_with(store, clock, on_timeout):
+    """A started loop over the tiny engine whose timeouts `on_timeout(state, command)`
+    decides (one that counts, refuses or fails); every other command is the tiny engine's."""
+
+    def decide(state, cmd):
+        return on_timeout(state, cmd) if cmd.type == "timeout" else tiny_engine.decide(state, cmd)
+
+    engine = SimpleNamespace(**{f: getattr(tiny_engine, f) for f in (
+        "NAME", "initial", "evolve", "legal_actions", "next_deadline", "view", "summary")},
+        decide=decide)
+    return GameLoop(store, clock, resolve=lambda name: engine).start()
+
+
 def test_a_timeout_that_changes_nothing_does_not_spin(store, clock):
     calls = []
 
-    def decide(state, cmd):
-        if cmd.type == "timeout":
-            calls.append(cmd.t_ns)
-            raise Refused("нет", "no")
-        return tiny_engine.decide(state, cmd)
+    def refuse(state, cmd):
+        calls.append(cmd.t_ns)
+        raise Refused("нет", "no")
 
-    stubborn = SimpleNamespace(**{f: getattr(tiny_engine, f) for f in (
-        "NAME", "initial", "evolve", "legal_actions", "next_deadline", "view", "summary")},
-        decide=decide)
-    lp = GameLoop(store, clock, resolve=lambda name: stubborn).start()
+    lp = loop_with(store, clock, refuse)
     try:
         lp.new_game("stubborn", SETUP).result(2)
         lp.submit(Command("arm", clock(), {"ms": 1})).result(2)
@@ -330,18 +338,12 @@ def test_a_deadline_is_decided_ahead_and_again_after_a_change(store, clock):
     made from the state the deadline found."""
     calls = []
 
-    def decide(state, cmd):
-        events = tiny_engine.decide(state, cmd)
-        if cmd.type != "timeout":
-            return events
+    def count(state, cmd):
         calls.append(len(state.presses))
         return [Event(e.type, e.t_ns, {**e.data, "presses": len(state.presses)})
-                for e in events]
+                for e in tiny_engine.decide(state, cmd)]
 
-    counting = SimpleNamespace(**{f: getattr(tiny_engine, f) for f in (
-        "NAME", "initial", "evolve", "legal_actions", "next_deadline", "view", "summary")},
-        decide=decide)
-    lp = GameLoop(store, clock, resolve=lambda name: counting).start()
+    lp = loop_with(store, clock, count)
     try:
         game = lp.new_game("counting", SETUP).result(2)
         lp.submit(Command("arm", clock(), {"ms": 5})).result(2)
@@ -363,15 +365,10 @@ def test_a_deadline_that_fails_ahead_leaves_the_loop_running(store, clock, caplo
     ahead, is logged; the loop keeps taking commands, and at the deadline the failure is
     handled where it always was (logged, tried again later)."""
 
-    def decide(state, cmd):
-        if cmd.type == "timeout":
-            raise RuntimeError("an engine's bug (test)")
-        return tiny_engine.decide(state, cmd)
+    def fail(state, cmd):
+        raise RuntimeError("an engine's bug (test)")
 
-    broken = SimpleNamespace(**{f: getattr(tiny_engine, f) for f in (
-        "NAME", "initial", "evolve", "legal_actions", "next_deadline", "view", "summary")},
-        decide=decide)
-    lp = GameLoop(store, clock, resolve=lambda name: broken).start()
+    lp = loop_with(store, clock, fail)
     try:
         lp.new_game("broken", SETUP).result(2)
         lp.submit(Command("arm", clock(), {"ms": 5})).result(2)
