@@ -1,0 +1,79 @@
+"""Every bench in bench/ runs through, with tiny arguments, and ends with its JSON line.
+
+The benches measure the targets of issue 15 and are run by hand (`make bench`, or one at a
+time with the arguments `docs/performance.md` gives). Nothing else runs them, so an API
+change could break one unnoticed (the replay bench's timed store did, once). These runs
+check that each still starts, drives the real code it measures, and prints the figures its
+documentation names; the figures themselves are measured by running the benches for real,
+never here (a timed unit test on a shared machine would say nothing).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# bench -> (tiny arguments, keys its JSON line must hold)
+BENCHES: dict[str, tuple[list[str], set[str]]] = {
+    "arbitration.py": (["--trials", "2", "--compare"],
+                       {"all_correct", "tmpfs", "disk", "disk_no_watch"}),
+    "draw.py": (["--repeat", "1"], set()),
+    "fanout.py": (["--phones", "2", "--questions", "3", "--procs", "1"], {"2", "cpus"}),
+    "flood.py": (["--phones", "3", "--seconds", "2", "--rate", "100"], set()),
+    "frames.py": (["--events", "0,40"], set()),
+    "gpio_latency.py": (["--seconds", "1", "--settle-ms", "10"], set()),
+    "import.py": (["--sizes", "1,2"], {"results", "target_met"}),
+    "replay.py": (["--events", "100,200"], {"commit", "load_average_1m"}),
+    "rooms.py": (["--rooms", "3", "--questions", "2", "--pace", "0.2"], set()),
+    "soak.py": (["--minutes", "0.4", "--warm-up", "0.1"], {"slope_after_warm_up_mb_per_min"}),
+    "tv_engine.py": (["--repeat", "1"], set()),
+}
+# Not benches of their own: the fan-out bench's floor server and trace reader (run by it
+# and below), and modules the benches import.
+HELPERS = {"bare_broadcast.py", "fanout_trace.py", "floor.py", "procs.py"}
+
+
+def run_bench(name: str, args: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(ROOT / "bench" / name), *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def last_json(out: str) -> dict:
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert lines, "the bench printed nothing"
+    return json.loads(lines[-1])
+
+
+def test_every_bench_is_listed():
+    assert {p.name for p in (ROOT / "bench").glob("*.py")} == set(BENCHES) | HELPERS
+
+
+@pytest.mark.parametrize("name", sorted(BENCHES))
+def test_a_bench_runs_through(name):
+    args, keys = BENCHES[name]
+    done = run_bench(name, args)
+    # soak.py exits 1 when its slope misses the target, which a run this short says nothing
+    # about; every other bench exits 0.
+    assert done.returncode in ((0, 1) if name == "soak.py" else (0,)), done.stderr[-3000:]
+    result = last_json(done.stdout)
+    assert isinstance(result, dict) and keys <= set(result), sorted(result)
+
+
+def test_the_fanout_trace_is_read(tmp_path):
+    """`fanout.py --trace DIR` profiles the real server; `fanout_trace.py` reads it back."""
+    done = run_bench("fanout.py", ["--phones", "2", "--questions", "3", "--procs", "1",
+                                   "--trace", str(tmp_path)])
+    assert done.returncode == 0, done.stderr[-3000:]
+    read = subprocess.run([sys.executable, str(ROOT / "bench" / "fanout_trace.py"),
+                           str(tmp_path / "2")], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert read.returncode == 0, read.stderr[-3000:]
+    assert "parts_ms" in last_json(read.stdout)
