@@ -12,20 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from webui_kit import CHROMIUM, Server
+from webui_kit import AXE, AXE_RUN, CHROMIUM, Server
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 if not os.path.exists(CHROMIUM):  # `make test` installs it (scripts/webui-deps.sh)
     pytest.skip("Debian's chromium is not installed", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parent.parent
-AXE = ROOT / "webui" / "node_modules" / "axe-core" / "axe.min.js"
-AXE_RUN = """async () => {
-  const r = await axe.run(document, {runOnly: {type: "tag",
-    values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}, resultTypes: ["violations"]});
-  return r.violations.filter((x) => ["serious", "critical"].includes(x.impact)).map((x) =>
-    x.id + ": " + x.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | "));
-}"""
 
 
 def broken_package() -> bytes:

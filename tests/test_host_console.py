@@ -17,11 +17,10 @@ from typing import Any
 
 import pytest
 from test_webui_browser import sim_press, start_battle, view, wait
-from webui_kit import Server
+from webui_kit import AXE, Server
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 ROOT = Path(__file__).resolve().parent.parent
-AXE = ROOT / "webui" / "node_modules" / "axe-core" / "axe.min.js"
 NAMES = ["Анна", "Борис", "Вера"]
 
 

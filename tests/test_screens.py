@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from webui_kit import AXE
 
 from webui import screenshots
 from webui.screenshots import HOST, HOST_PORTRAIT, Show
@@ -30,7 +31,6 @@ CATALOGUES = {lang: json.loads((ROOT / "webui" / "translations" / f"{lang}.json"
               for lang in ("ru", "en")}
 NAMESPACES = sorted({k.split(".", 1)[0] for k in CATALOGUES["ru"]})
 CHECK_JS = (Path(__file__).parent / "screens_check.js").read_text()
-AXE = ROOT / "webui" / "node_modules" / "axe-core" / "axe.min.js"
 AXE_RUN = """async () => {
   const r = await axe.run(document, {runOnly: {type: "tag",
     values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}, resultTypes: ["violations"]});

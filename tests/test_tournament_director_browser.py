@@ -10,15 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from webui_kit import CHROMIUM, Server
+from webui_kit import AXE, AXE_RUN, CHROMIUM, Server
 
-AXE = Path(__file__).resolve().parent.parent / "webui" / "node_modules" / "axe-core" / "axe.min.js"
-AXE_RUN = """async () => {
-  const r = await axe.run(document, {runOnly: {type: "tag",
-    values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}, resultTypes: ["violations"]});
-  return r.violations.filter((x) => ["serious", "critical"].includes(x.impact)).map((x) =>
-    x.id + ": " + x.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | "));
-}"""
 # Every control a finger must hit, with its box: a checkbox counts by its label (the label
 # is the target: a tap on it toggles the box), everything else by itself.
 TARGETS = """() => [...document.querySelectorAll(

@@ -25,6 +25,15 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
                   "--no-first-run", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync",
                   "--autoplay-policy=no-user-gesture-required"]
+# axe-core (a dev dependency: `make test` runs npm ci in webui/) and the audit the browser
+# tests run with it: WCAG 2.1 A and AA, the serious and critical violations, a few nodes each.
+AXE = ROOT / "webui" / "node_modules" / "axe-core" / "axe.min.js"
+AXE_RUN = """async () => {
+  const r = await axe.run(document, {runOnly: {type: "tag",
+    values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}, resultTypes: ["violations"]});
+  return r.violations.filter((x) => ["serious", "critical"].includes(x.impact)).map((x) =>
+    x.id + ": " + x.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | "));
+}"""
 
 
 @dataclass
