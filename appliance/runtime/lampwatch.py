@@ -33,8 +33,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from appliance.rules.protocol import Command, Event, Rules, fold, timeout
-from appliance.runtime.store import normalize
+from appliance.rules.protocol import Command, Event, Rules, timeout
+from appliance.runtime.running import decide_deadline
 
 log = logging.getLogger(__name__)
 
@@ -153,10 +153,9 @@ def _decide(rules: Rules[Any], state: Any, deadline: int) -> tuple[list[Event], 
     """The timeout's events, the state they lead to and its hardware view (as the loop would
     decide them; None if it decides nothing)."""
     try:
-        events = normalize(rules.decide(state, timeout(deadline)))
+        events, new = decide_deadline(rules, state, deadline)
         if not events:
             return None
-        new = fold(rules, state, events)
         return events, new, rules.view(new, "hardware")
     except Exception:
         return None

@@ -52,6 +52,13 @@ def fold_log(rules: Rules, state: Any, events: Sequence[Event]) -> Any:
             gc.enable()
 
 
+def decide_deadline(rules: Rules, state: Any, deadline: int) -> tuple[list[Event], Any]:
+    """A deadline's timeout decided as the loop decides it: its events as the log will
+    return them and the state they lead to (the same state if none). Raises `Refused`."""
+    events = normalize(rules.decide(state, timeout(deadline)))
+    return events, fold(rules, state, events) if events else state
+
+
 @dataclass(slots=True)
 class Step:
     """What one command did: the events committed (empty if none or refused)."""
@@ -141,8 +148,7 @@ class RunningGame:
             return
         self._ahead = None
         try:
-            events = normalize(self.rules.decide(self.state, timeout(d)))
-            after = fold(self.rules, self.state, events) if events else self.state
+            events, after = decide_deadline(self.rules, self.state, d)
         except Refused as r:
             self._ahead = (self.state, d, r.with_traceback(None))
             return
