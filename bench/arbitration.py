@@ -24,7 +24,8 @@ Two series: the log on tmpfs (/dev/shm: the loop without the disk) and on the re
 temp directory's file system, synchronous=FULL); with ``--compare`` a third, the disk with
 the lamp watch off (``disk_no_watch``), run right after under the same load. Each prints its
 load average and how many lamps the watch lit during another commit (``lamp_watch.shown``)
-or left to wait for it because a command was queued or the views differed (``held``). The
+or left to wait for it because a command was queued or the views differed (``held``), and
+how many deadlines it decided during the commit before them (``offered``). The
 settle window is the box's default (`arbiter.BOX_SETTLE_MS`).
 
 Usage: python bench/arbitration.py [--trials N] [--compare] [--settle-ms MS]. JSON on the
@@ -227,7 +228,8 @@ def main() -> None:
               f" / {w['p95']} / {w['p99']} ms; ratio "
               f"p99 {series['ratio_p99']}; load average {series['load_average_1m']}; lit "
               f"during another commit {series['lamp_watch']['shown']}, left to the loop "
-              f"{series['lamp_watch']['held']}")
+              f"{series['lamp_watch']['held']}, decided during the commit before it "
+              f"{series['lamp_watch'].get('offered')}")
         by = series["by_winner_press"]
         print(f"  the winner's press < 1 ms before the deadline: {by['late']['races']} races,"
               f" p50/p99 {by['late'].get('p50')} / {by['late'].get('p99')} ms; earlier: "

@@ -46,10 +46,27 @@ class Lamp:
                 self.lit.set()
 
 
-def start(tmp_path):
+class CountingRules:
+    """The battle engine, counting the timeouts it is asked to decide, by deadline."""
+
+    def __init__(self, rules) -> None:
+        self._rules = rules
+        self.timeouts: list[int] = []
+
+    def __getattr__(self, name):
+        return getattr(self._rules, name)
+
+    def decide(self, state, command):
+        if command.type == "timeout":
+            self.timeouts.append(command.t_ns)
+        return self._rules.decide(state, command)
+
+
+def start(tmp_path, rules=None):
     clock = FakeClock()
     store = SlowPresses(tmp_path / "svoyak.db")
-    loop = GameLoop(store, clock)
+    loop = (GameLoop(store, clock) if rules is None
+            else GameLoop(store, clock, resolve=lambda name: rules))
     lamp = Lamp()
     loop.subscribe(lamp, inline=True, early=True)
     loop.start()
@@ -170,6 +187,41 @@ def test_a_command_that_arrived_after_the_deadline_does_not_hold_the_lamp(tmp_pa
         late.result(5)
         settle(loop, clock)
         assert answerers(store, game) == [0]
+    finally:
+        store.gate.set()
+        loop.stop()
+        store.close()
+
+
+def test_the_deadline_after_a_commit_under_way_is_decided_during_it(tmp_path):
+    """The winner's own press is still being written a moment before its settle window
+    closes: the lamp waits for that commit, but the window's timeout is decided meanwhile
+    (while the fsync keeps the loop thread off the interpreter), and the loop commits that
+    decision as soon as the press is on disk instead of deciding it again."""
+    from appliance.rules import registry
+
+    rules = CountingRules(registry.get("battle"))
+    clock, store, loop, lamp, game = start(tmp_path, rules)
+    try:
+        t0 = clock()
+        assert loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS)).result(5).refused is None
+        store.closed = True
+        winner = loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 5 * MS))  # closes at t0 + 11
+        assert store.waiting.wait(5)
+        assert loop._watch.offered == 0  # the window is still far: nothing decided yet
+        clock.set(t0 + 10 * MS + MS // 2)  # half a millisecond before it closes
+        loop.wake()
+        wait_until(lambda: loop._watch.offered == 1)
+        closes = t0 + 11 * MS
+        assert rules.timeouts.count(closes) == 1  # decided once, by the watch
+        assert lamp.seen == []  # not lit: the press it is lit for is not on disk yet
+        clock.set(t0 + 12 * MS)
+        store.gate.set()
+        assert winner.result(5).refused is None
+        settle(loop, clock)
+        assert answerers(store, game) == [0]
+        assert rules.timeouts.count(closes) == 1  # the loop committed the watch's decision
+        assert lamp.seen[0] == (False, 0) and lamp.seen[-1] == (True, 0)
     finally:
         store.gate.set()
         loop.stop()

@@ -6,22 +6,28 @@ may itself be inside another commit when a deadline falls due — typically a pr
 reached the box just before the settle window closed — and then the lamp waited for that
 commit's fsync: the p99 of `bench/arbitration.py` on a real disk.
 
-The watch is a second thread that, while the loop thread waits on a commit, wakes at the
-next deadline and decides it twice: from the state that commit leads to, and from the state
-before it (what the log holds if the commit never reaches the disk). If both give the same
-hardware view (lamp, answering seat, queue), that view is shown at once: whether or not the
-commit survives a power cut, the restarted box reaches the same deadline and decides the same
-answerer. If they differ (the press being written is the winner), the lamp waits for the
-commit, as before. Nothing is committed or told to screens from here; the loop decides and
-commits the deadline as always once its commit returns, and the lamp is told that again.
+The watch is a second thread. When the loop thread is still inside a commit shortly before a
+deadline (`DECIDE_BEFORE_NS`), the watch decides that deadline twice, while the fsync keeps
+the loop thread off the interpreter: from the state the commit leads to, and from the state
+before it (what the log holds if the commit never reaches the disk). It hands the first
+decision to the game (`RunningGame.offer`), so once the commit returns the loop finds the
+deadline decided: the lamp for a winner whose own press was being written waits for that
+fsync, and for nothing after it. Then the watch sleeps until the deadline. If it passes
+while the commit is still under way and both decisions give the same hardware view (lamp,
+answering seat, queue), that view is shown at once: whether or not the commit survives a
+power cut, the restarted box reaches the same deadline and decides the same answerer. If
+they differ (the press being written is the winner), the lamp waits for the commit. Nothing
+is committed or told to screens from here; the loop decides (with the decision handed over)
+and commits the deadline as always once its commit returns, and the lamp is told that again.
 
-It acts only when the loop could fire the deadline itself if it were free: the deadline is
-the same before and after the commit, the clock has passed it, and no command that arrived
-before it waits in the inbox (it might be an earlier press that the deadline must not beat;
-one that arrived after it is decided after its timeout anyway; commands are stamped and
-queued under the loop's gate, which `quiet` takes). The commit watched is the last step
-of what the loop is doing (a command's own commit, or a timeout of the loop's own deadline
-round), never a timeout fed as a command's catch-up: that command is not decided yet.
+It lights the lamp only when the loop could fire the deadline itself if it were free: the
+deadline is the same before and after the commit, the clock has passed it, and no command
+that arrived before it waits in the inbox (it might be an earlier press that the deadline
+must not beat; one that arrived after it is decided after its timeout anyway; commands are
+stamped and queued under the loop's gate, which `quiet` takes). The commit watched is the
+last step of what the loop is doing (a command's own commit, or a timeout of the loop's own
+deadline round), never a timeout fed as a command's catch-up: that command is not decided
+yet.
 """
 
 from __future__ import annotations
@@ -34,13 +40,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from appliance.rules.protocol import Command, Event, Rules, timeout
-from appliance.runtime.running import decide_deadline
 
 log = logging.getLogger(__name__)
 
 # A commit is watched only if its deadline is this close: fsyncs are milliseconds, and a
 # far deadline (the 7 s window) is decided by the loop itself long after the commit returns.
 HORIZON_NS = 500_000_000
+# The watch decides a watched commit's deadline this long before it (at once if nearer): in
+# time to show the lamp at the deadline, yet not during the many commits that return long
+# before theirs, where deciding would only take the interpreter from the committing thread.
+DECIDE_BEFORE_NS = 1_000_000
 
 
 @dataclass(slots=True)
@@ -49,8 +58,13 @@ class _Job:
     game: Any  # the RunningGame whose commit is under way
     before: Any  # the state the log holds
     after: Any  # the state the commit leads to
-    deadline: int  # game clock
+    deadline: int  # after's, game clock
     due_ns: int  # box clock
+    same: bool  # the deadline is before's too: the lamp may be lit at it
+    decided: bool = False
+    # (events, state, hardware view) of the deadline's timeout from each state, if any
+    from_after: tuple[list[Event], Any, Any] | None = None
+    from_before: tuple[list[Event], Any, Any] | None = None
     tried: bool = False
 
 
@@ -72,6 +86,7 @@ class LampWatch:
         self._thread: threading.Thread | None = None
         self.shown = 0  # lamps lit during another commit
         self.held = 0  # deadlines that had to wait for the commit
+        self.offered = 0  # deadlines decided during the commit before them
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="lamp-watch", daemon=True)
@@ -111,37 +126,79 @@ class LampWatch:
             return None
         rules = game.rules
         d = rules.next_deadline(after)
-        if d is None or rules.next_deadline(game.state) != d:
-            return None  # the commit moves the deadline: the lamp depends on it
+        if d is None:
+            return None
         due = d - game.offset_ns
         if due - self._clock() > HORIZON_NS:
             return None
-        return _Job(rules, game, game.state, after, d, due)
+        # A commit that moves the deadline (the earliest press being written) is watched
+        # only to decide the new deadline during it: the lamp depends on that commit.
+        return _Job(rules, game, game.state, after, d, due,
+                    same=rules.next_deadline(game.state) == d)
 
     def _run(self) -> None:
-        with self._cond:
-            while not self._stopped:
+        while True:
+            with self._cond:
+                if self._stopped:
+                    return
                 job = self._job
                 if job is None or job.tried:
                     self._cond.wait()
                     continue
-                left = job.due_ns - self._clock()
+                if job.decided:
+                    left = job.due_ns - self._clock()
+                    if left > 0:
+                        self._cond.wait(left / 1e9)
+                        continue
+                    job.tried = True
+                    if job.same:  # under the lock: the commit's end waits for this lamp
+                        self._safely(self._try, job)
+                    continue
+                left = job.due_ns - DECIDE_BEFORE_NS - self._clock()
                 if left > 0:
                     self._cond.wait(left / 1e9)
                     continue
-                job.tried = True
-                try:
-                    self._try(job)
-                except Exception:  # a bug here must not stop the watch; the loop decides
-                    log.exception("lamp watch failed")
+                job.decided = True
+            self._safely(self._decide, job)
+
+    def _safely(self, step: Callable[[_Job], None], job: _Job) -> None:
+        try:
+            step(job)
+        except Exception:  # a bug here must not stop the watch; the loop decides
+            job.tried = True
+            log.exception("lamp watch failed")
+
+    def _current(self, job: _Job) -> bool:
+        with self._cond:
+            return self._job is job
+
+    def _decide(self, job: _Job) -> None:
+        """Decide the deadline from both states during the commit (see the module
+        docstring), and hand the loop the decision it needs once the commit returns. Done
+        outside the lock, so a commit that returns meanwhile never waits for it; a decision
+        is handed over only while its commit is still under way."""
+        game = job.game
+        prior = game.decided_ahead(job.before, job.deadline)  # kept by `prepare`, if any
+        ahead = game.decided_ahead(job.after, job.deadline) or game.ahead(
+            job.after, job.deadline)
+        if ahead is None:
+            return
+        with self._cond:
+            if self._job is not job:
+                return
+            game.offer(ahead)
+            self.offered += 1
+        if not job.same or not self._current(job):
+            return
+        before = prior or game.ahead(job.before, job.deadline)
+        if before is not None:
+            job.from_after = _lamp(job.rules, ahead[2])
+            job.from_before = _lamp(job.rules, before[2])
 
     def _try(self, job: _Job) -> None:
-        if not self._quiet(job.due_ns):
-            self.held += 1
-            return
-        after = _decide(job.rules, job.after, job.deadline)
-        before = _decide(job.rules, job.before, job.deadline)
-        if after is None or before is None or after[2] != before[2]:
+        after, before = job.from_after, job.from_before
+        if not self._quiet(job.due_ns) or after is None or before is None or (
+                after[2] != before[2]):
             self.held += 1
             return
         events, state, _ = after
@@ -149,13 +206,13 @@ class LampWatch:
         self.shown += 1
 
 
-def _decide(rules: Rules[Any], state: Any, deadline: int) -> tuple[list[Event], Any, Any] | None:
-    """The timeout's events, the state they lead to and its hardware view (as the loop would
-    decide them; None if it decides nothing)."""
-    try:
-        events, new = decide_deadline(rules, state, deadline)
-        if not events:
-            return None
-        return events, new, rules.view(new, "hardware")
-    except Exception:
+def _lamp(rules: Rules[Any], decided: tuple[list[Event], Any] | Exception
+          ) -> tuple[list[Event], Any, Any] | None:
+    """A decided timeout's events, the state they lead to and its hardware view; None if it
+    was refused or decides nothing."""
+    if isinstance(decided, Exception):
         return None
+    events, new = decided
+    if not events:
+        return None
+    return events, new, rules.view(new, "hardware")

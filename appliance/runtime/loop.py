@@ -215,9 +215,11 @@ class GameLoop:
         return self._inbox.pending(lane)
 
     def lamp_watch(self) -> dict[str, int]:
-        """Deadlines the lamp watch lit during another commit (``shown``) and those it left
-        to wait for that commit (``held``): see `appliance.runtime.lampwatch`."""
-        return {"shown": self._watch.shown, "held": self._watch.held}
+        """Deadlines the lamp watch lit during another commit (``shown``), those it left to
+        wait for that commit (``held``) and those it decided during the commit before them
+        (``offered``): see `appliance.runtime.lampwatch`."""
+        return {"shown": self._watch.shown, "held": self._watch.held,
+                "offered": self._watch.offered}
 
     def refused_busy(self) -> dict[str, int]:
         """Per source, the commands refused at once because that source's room was full."""

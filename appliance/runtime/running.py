@@ -59,6 +59,11 @@ def decide_deadline(rules: Rules, state: Any, deadline: int) -> tuple[list[Event
     return events, fold(rules, state, events) if events else state
 
 
+# (state, deadline, the timeout's events and the state they lead to, or the engine's
+# refusal): a deadline decided ahead of its time (`RunningGame.ahead`).
+Ahead = tuple[Any, int, tuple[list[Event], Any] | Refused]
+
+
 @dataclass(slots=True)
 class Step:
     """What one command did: the events committed (empty if none or refused)."""
@@ -83,9 +88,8 @@ class RunningGame:
         self.offset_ns = offset_ns  # game clock = box clock + offset (see `resume`)
         self.finished = finished
         self._stuck: tuple[int, Any] | None = None  # (deadline, state) a timeout ignored
-        # (state, deadline, its events and the state after, or the engine's refusal): the
-        # next deadline decided ahead (`prepare`)
-        self._ahead: tuple[Any, int, tuple[list[Event], Any] | Refused] | None = None
+        # the next deadline decided ahead (`prepare`, or the lamp watch's `offer`)
+        self._ahead: Ahead | None = None
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -143,19 +147,37 @@ class RunningGame:
         d = self.deadline()
         if d is None or self.finished:
             return
-        ahead = self._ahead
-        if ahead is not None and ahead[0] is self.state and ahead[1] == d:
-            return
-        self._ahead = None
+        if self.decided_ahead(self.state, d) is None:
+            self._ahead = self.ahead(self.state, d)
+
+    def ahead(self, state: Any, deadline: int) -> Ahead | None:
+        """`state`'s timeout at `deadline` decided, without touching this game: any thread
+        may call it (the states are immutable). None if the engine failed: the deadline
+        is then decided again in its time, where a failure is handled."""
         try:
-            events, after = decide_deadline(self.rules, self.state, d)
+            events, after = decide_deadline(self.rules, state, deadline)
         except Refused as r:
-            self._ahead = (self.state, d, r.with_traceback(None))
-            return
-        except Exception:  # decided again at the deadline, where a failure is handled
+            return (state, deadline, r.with_traceback(None))
+        except Exception:
             log.exception("game %s: deciding the deadline ahead failed", self.game)
-            return
-        self._ahead = (self.state, d, (events, after))
+            return None
+        return (state, deadline, (events, after))
+
+    def decided_ahead(self, state: Any, deadline: int) -> Ahead | None:
+        """The decision `prepare` or `offer` keeps, if it is for `state` and `deadline`. A
+        decision is a function of the state and the deadline alone, so one kept for the very
+        same state object holds whenever that state is current."""
+        ahead = self._ahead
+        if ahead is not None and ahead[0] is state and ahead[1] == deadline:
+            return ahead
+        return None
+
+    def offer(self, ahead: Ahead) -> None:
+        """The lamp watch's decision for the state a commit under way leads to, made while
+        the loop thread waits on that commit's fsync: once the commit returns, the coming
+        deadline is already decided (`handle` uses it only if its state is the one then
+        current). Called only during a commit, when the loop thread does not touch it."""
+        self._ahead = ahead
 
     def handle(self, command: Command, decided: Decided | None = None,
                committing: Committing | None = None) -> list[Event]:
@@ -165,9 +187,10 @@ class RunningGame:
         entered around the commit."""
         if self.finished:
             raise Refused("Игра окончена.", "The game is over.", "finished")
-        ahead, self._ahead = self._ahead, None
+        ahead = self._ahead
         if (ahead is not None and ahead[0] is self.state
                 and command == timeout(ahead[1])):  # decided by `prepare`, nothing changed
+            self._ahead = None
             if isinstance(ahead[2], Refused):
                 raise ahead[2]
             events, state = ahead[2]
