@@ -19,6 +19,8 @@ the box less than 1 ms before its deadline (``by_winner_press.late``): that pres
 still being committed when the window closes, and the lamp waits for its commit, by design
 (a lamp lit for a press the log may not hold could not be re-derived after a power cut).
 Delivery delays are uniform over the window, so about one race in ten is such a race.
+``by_lamp`` gives the races whose lamp the lamp watch lit (during a losing press's commit)
+apart from those the loop lit.
 
 Two series: the log on tmpfs (/dev/shm: the loop without the disk) and on the real disk (the
 temp directory's file system, synchronous=FULL); with ``--compare`` a third, the disk with
@@ -89,6 +91,7 @@ class Watcher:
         self.winner: int | None = None
         self.committed_winner: int | None = None
         self.at_ns = 0
+        self.by_watch = False  # first shown by the lamp watch, during another commit
 
     def clear(self) -> None:
         self.event.clear()
@@ -100,6 +103,7 @@ class Watcher:
                 if not self.event.is_set():
                     self.at_ns = time.monotonic_ns()
                     self.winner = e.data["player"]
+                    self.by_watch = threading.current_thread().name == "lamp-watch"
                     self.event.set()
                 if update.committed:
                     self.committed_winner = e.data["player"]
@@ -127,6 +131,7 @@ def run_series(db_dir: str, trials: int, rng: random.Random, watch: bool = True)
     results: dict[str, dict] = {}
     overheads: list[float] = []
     late_winner: list[bool] = []  # the winner's own press came < 1 ms before the deadline
+    by_watch: list[bool] = []  # the lamp was lit by the lamp watch
     wakeups: list[float] = []
     load = [round(os.getloadavg()[0], 2)]
     try:
@@ -171,6 +176,7 @@ def run_series(db_dir: str, trials: int, rng: random.Random, watch: bool = True)
                     done += 1
                     overheads.append((watcher.at_ns - max(last, deadline)) / 1e6)
                     late_winner.append(deadline - delivered[expected] < LATE_WINNER_NS)
+                    by_watch.append(watcher.by_watch)
                     correct += watcher.winner == watcher.committed_winner == expected
                     # The floor, right after the race and under the same load: a bare
                     # timed wait as long as this race's wait for its settle deadline.
@@ -183,12 +189,15 @@ def run_series(db_dir: str, trials: int, rng: random.Random, watch: bool = True)
         loop.stop()
         bare.close()
     over, wake = quantiles(overheads), quantiles(wakeups)
-    late = [o for o, w in zip(overheads, late_winner, strict=True) if w]
-    rest = [o for o, w in zip(overheads, late_winner, strict=True) if not w]
+
+    def part(keep: list[bool], want: bool) -> dict:
+        xs = [o for o, k in zip(overheads, keep, strict=True) if k == want]
+        return {"races": len(xs), **(quantiles(xs) if xs else {})}
+
     return {"races": results, "overhead_ms": over, "wakeup_ms": wake,
-            "by_winner_press": {
-                "late": {"races": len(late), **(quantiles(late) if late else {})},
-                "earlier": {"races": len(rest), **(quantiles(rest) if rest else {})}},
+            "by_winner_press": {"late": part(late_winner, True),
+                                "earlier": part(late_winner, False)},
+            "by_lamp": {"watch": part(by_watch, True), "loop": part(by_watch, False)},
             "lamp_watch": watch,
             "ratio_p99": round(over["p99"] / wake["p99"], 2) if wake["p99"] > 0 else None,
             "load_average_1m": {"min": min(load), "max": max(load)}}
@@ -235,6 +244,11 @@ def main() -> None:
               f" p50/p99 {by['late'].get('p50')} / {by['late'].get('p99')} ms; earlier: "
               f"{by['earlier']['races']} races, p50/p99 {by['earlier'].get('p50')} / "
               f"{by['earlier'].get('p99')} ms")
+        lit = series["by_lamp"]
+        print(f"  lit by the lamp watch: {lit['watch']['races']} races, p50/p90 "
+              f"{lit['watch'].get('p50')} / {lit['watch'].get('p90')} ms; by the loop: "
+              f"{lit['loop']['races']} races, p50/p90 {lit['loop'].get('p50')} / "
+              f"{lit['loop'].get('p90')} ms")
         for cfg, r in series["races"].items():
             print(f"  {cfg:>10}: {r['correct_pct']:.1f}% of {r['trials']} races correct"
                   f" ({r['void']} rerun: the bench itself delivered late)")
