@@ -193,35 +193,64 @@ def test_a_command_that_arrived_after_the_deadline_does_not_hold_the_lamp(tmp_pa
         store.close()
 
 
-def test_the_deadline_after_a_commit_under_way_is_decided_during_it(tmp_path):
-    """The winner's own press is still being written a moment before its settle window
-    closes: the lamp waits for that commit, but the window's timeout is decided meanwhile
-    (while the fsync keeps the loop thread off the interpreter), and the loop commits that
-    decision as soon as the press is on disk instead of deciding it again."""
+def test_a_deadline_is_decided_during_the_commit_just_before_it(tmp_path):
+    """A losing press is still being written half a millisecond before the settle window
+    closes: the watch decides the window from both states meanwhile (while the fsync keeps
+    the loop thread off the interpreter) and hands the loop its decision, which the loop
+    commits without deciding it again."""
     from appliance.rules import registry
 
     rules = CountingRules(registry.get("battle"))
     clock, store, loop, lamp, game = start(tmp_path, rules)
     try:
         t0 = clock()
+        closes = t0 + 11 * MS
+        assert loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
+        store.closed = True
+        loser = loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS))
+        assert store.waiting.wait(5)
+        time.sleep(0.05)
+        assert loop._watch.offered == 0  # the window is still far: nothing decided yet
+        clock.set(closes - MS // 2)
+        loop.wake()
+        wait_until(lambda: loop._watch.offered == 1)
+        # From the state before the loser's press (decided ahead by the loop as it waited,
+        # or by the watch) and from the state after it: twice, no more.
+        assert rules.timeouts.count(closes) == 2
+        store.gate.set()
+        assert loser.result(5).refused is None
+        clock.set(closes + MS)
+        loop.wake()
+        settle(loop, clock)
+        assert answerers(store, game) == [0]
+        assert rules.timeouts.count(closes) == 2  # the loop committed the watch's decision
+        assert lamp.seen[-1] == (True, 0)
+    finally:
+        store.gate.set()
+        loop.stop()
+        store.close()
+
+
+def test_the_winners_own_press_being_written_is_not_watched(tmp_path):
+    """A commit that moves the deadline (the earliest press) is not watched at all: its
+    lamp waits for it, and deciding meanwhile would only delay the loop thread."""
+    clock, store, loop, lamp, game = start(tmp_path)
+    try:
+        t0 = clock()
         assert loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS)).result(5).refused is None
         store.closed = True
         winner = loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 5 * MS))  # closes at t0 + 11
         assert store.waiting.wait(5)
-        assert loop._watch.offered == 0  # the window is still far: nothing decided yet
-        clock.set(t0 + 10 * MS + MS // 2)  # half a millisecond before it closes
+        clock.set(t0 + 10 * MS + MS // 2)
         loop.wake()
-        wait_until(lambda: loop._watch.offered == 1)
-        closes = t0 + 11 * MS
-        assert rules.timeouts.count(closes) == 1  # decided once, by the watch
-        assert lamp.seen == []  # not lit: the press it is lit for is not on disk yet
-        clock.set(t0 + 12 * MS)
+        time.sleep(0.1)
+        assert loop._watch.offered == 0 and lamp.seen == []
         store.gate.set()
         assert winner.result(5).refused is None
+        clock.set(t0 + 12 * MS)
+        loop.wake()
         settle(loop, clock)
         assert answerers(store, game) == [0]
-        assert rules.timeouts.count(closes) == 1  # the loop committed the watch's decision
-        assert lamp.seen[0] == (False, 0) and lamp.seen[-1] == (True, 0)
     finally:
         store.gate.set()
         loop.stop()

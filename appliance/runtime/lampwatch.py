@@ -6,19 +6,25 @@ may itself be inside another commit when a deadline falls due — typically a pr
 reached the box just before the settle window closed — and then the lamp waited for that
 commit's fsync: the p99 of `bench/arbitration.py` on a real disk.
 
-The watch is a second thread. When the loop thread is still inside a commit shortly before a
-deadline (`DECIDE_BEFORE_NS`), the watch decides that deadline twice, while the fsync keeps
-the loop thread off the interpreter: from the state the commit leads to, and from the state
-before it (what the log holds if the commit never reaches the disk). It hands the first
-decision to the game (`RunningGame.offer`), so once the commit returns the loop finds the
-deadline decided: the lamp for a winner whose own press was being written waits for that
-fsync, and for nothing after it. Then the watch sleeps until the deadline. If it passes
-while the commit is still under way and both decisions give the same hardware view (lamp,
-answering seat, queue), that view is shown at once: whether or not the commit survives a
-power cut, the restarted box reaches the same deadline and decides the same answerer. If
-they differ (the press being written is the winner), the lamp waits for the commit. Nothing
-is committed or told to screens from here; the loop decides (with the decision handed over)
-and commits the deadline as always once its commit returns, and the lamp is told that again.
+The watch is a second thread. When the loop thread is still inside such a commit shortly
+before the deadline (`DECIDE_BEFORE_NS`), the watch decides the deadline twice, while the
+fsync keeps the loop thread off the interpreter: from the state the commit leads to, and from
+the state before it (what the log holds if the commit never reaches the disk). Then it sleeps
+until the deadline. If the deadline passes while the commit is still under way and both
+decisions give the same hardware view (lamp, answering seat, queue), that view is shown at
+once: whether or not the commit survives a power cut, the restarted box reaches the same
+deadline and decides the same answerer. If they differ, the lamp waits for the commit. The
+first decision is also handed to the game (`RunningGame.offer`) while the commit is under
+way, so the loop commits it without deciding it again. Nothing is committed or told to
+screens from here; the loop commits the deadline as always once its commit returns, and the
+lamp is told that again.
+
+A commit that moves the deadline — the earliest press being written, the winner's own — is
+not watched: its lamp depends on it, and must wait for its fsync (a lamp lit for a press the
+log may not hold could not be re-derived after a cut). Deciding the new deadline during such
+a commit was tried and made those lamps later, not sooner: the loop thread, back from the
+fsync, waited for the interpreter while the watch decided, and then for the wake-up that
+hands it over.
 
 It lights the lamp only when the loop could fire the deadline itself if it were free: the
 deadline is the same before and after the commit, the clock has passed it, and no command
@@ -60,7 +66,6 @@ class _Job:
     after: Any  # the state the commit leads to
     deadline: int  # after's, game clock
     due_ns: int  # box clock
-    same: bool  # the deadline is before's too: the lamp may be lit at it
     decided: bool = False
     # (events, state, hardware view) of the deadline's timeout from each state, if any
     from_after: tuple[list[Event], Any, Any] | None = None
@@ -126,15 +131,12 @@ class LampWatch:
             return None
         rules = game.rules
         d = rules.next_deadline(after)
-        if d is None:
-            return None
+        if d is None or rules.next_deadline(game.state) != d:
+            return None  # the commit moves the deadline: the lamp depends on it (above)
         due = d - game.offset_ns
         if due - self._clock() > HORIZON_NS:
             return None
-        # A commit that moves the deadline (the earliest press being written) is watched
-        # only to decide the new deadline during it: the lamp depends on that commit.
-        return _Job(rules, game, game.state, after, d, due,
-                    same=rules.next_deadline(game.state) == d)
+        return _Job(rules, game, game.state, after, d, due)
 
     def _run(self) -> None:
         while True:
@@ -150,9 +152,8 @@ class LampWatch:
                     if left > 0:
                         self._cond.wait(left / 1e9)
                         continue
-                    job.tried = True
-                    if job.same:  # under the lock: the commit's end waits for this lamp
-                        self._safely(self._try, job)
+                    job.tried = True  # under the lock: the commit's end waits for this lamp
+                    self._safely(self._try, job)
                     continue
                 left = job.due_ns - DECIDE_BEFORE_NS - self._clock()
                 if left > 0:
@@ -188,7 +189,7 @@ class LampWatch:
                 return
             game.offer(ahead)
             self.offered += 1
-        if not job.same or not self._current(job):
+        if not self._current(job):
             return
         before = prior or game.ahead(job.before, job.deadline)
         if before is not None:
