@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCHES: dict[str, tuple[list[str], set[str]]] = {
     "arbitration.py": (["--trials", "2", "--compare"],
                        {"all_correct", "tmpfs", "disk", "disk_no_watch"}),
+    "commit_gap.py": (["--gaps-ms", "0,1", "--commits", "3"], {"gaps_ms"}),
     "draw.py": (["--repeat", "1"], set()),
     "fanout.py": (["--phones", "2", "--questions", "3", "--procs", "1"], {"2", "cpus"}),
     "flood.py": (["--phones", "3", "--seconds", "2", "--rate", "100"], set()),
