@@ -6,10 +6,11 @@ fsync), a fake clock: no timing in the assertions but "nothing happened yet"."""
 
 import threading
 import time
+from contextlib import contextmanager
 
 from drive import FakeClock, settle
 
-from appliance.rules.protocol import press
+from appliance.rules.protocol import Command, press
 from appliance.runtime.loop import GameLoop
 from appliance.runtime.store import Store
 
@@ -62,7 +63,9 @@ class CountingRules:
         return self._rules.decide(state, command)
 
 
-def start(tmp_path, rules=None):
+@contextmanager
+def started(tmp_path, rules=None):
+    """A running loop with the lamp subscribed early and a battle announced; stopped after."""
     clock = FakeClock()
     store = SlowPresses(tmp_path / "svoyak.db")
     loop = (GameLoop(store, clock) if rules is None
@@ -70,11 +73,14 @@ def start(tmp_path, rules=None):
     lamp = Lamp()
     loop.subscribe(lamp, inline=True, early=True)
     loop.start()
-    game = loop.new_game("battle", SETUP).result(5)
-    from appliance.rules.protocol import Command
-
-    assert loop.submit(Command("announce")).result(5).refused is None
-    return clock, store, loop, lamp, game
+    try:
+        game = loop.new_game("battle", SETUP).result(5)
+        assert loop.submit(Command("announce")).result(5).refused is None
+        yield clock, store, loop, lamp, game
+    finally:
+        store.gate.set()
+        loop.stop()
+        store.close()
 
 
 def answerers(store, game):
@@ -89,8 +95,7 @@ def wait_until(cond, limit_s=10):
 
 
 def test_a_losing_press_being_written_does_not_hold_the_lamp(tmp_path):
-    clock, store, loop, lamp, game = start(tmp_path)
-    try:
+    with started(tmp_path) as (clock, store, loop, lamp, game):
         t0 = clock()
         assert loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
         store.closed = True
@@ -111,17 +116,12 @@ def test_a_losing_press_being_written_does_not_hold_the_lamp(tmp_path):
         assert answerers(store, game) == [0]
         assert lamp.seen[-1] == (True, 0)
         assert {seat for _, seat in lamp.seen} == {0}
-    finally:
-        store.gate.set()
-        loop.stop()
-        store.close()
 
 
 def test_the_winners_own_press_being_written_holds_the_lamp(tmp_path):
     """If the press being written is the earliest, the lamp must wait: lit for it before
     its commit, a power cut could leave a log in which another seat answers."""
-    clock, store, loop, lamp, game = start(tmp_path)
-    try:
+    with started(tmp_path) as (clock, store, loop, lamp, game):
         t0 = clock()
         assert loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS)).result(5).refused is None
         store.closed = True
@@ -136,17 +136,12 @@ def test_the_winners_own_press_being_written_holds_the_lamp(tmp_path):
         settle(loop, clock)
         assert answerers(store, game) == [0]
         assert lamp.seen[0] == (False, 0) and lamp.seen[-1] == (True, 0)
-    finally:
-        store.gate.set()
-        loop.stop()
-        store.close()
 
 
 def test_a_command_waiting_in_the_inbox_holds_the_lamp(tmp_path):
     """A press that reached the box before the window closed but waits behind the commit
     may be the earliest: the watch leaves the deadline to the loop."""
-    clock, store, loop, lamp, game = start(tmp_path)
-    try:
+    with started(tmp_path) as (clock, store, loop, lamp, game):
         t0 = clock()
         assert loop.submit(press(0, t0 + 2 * MS, at_ns=t0 + 3 * MS)).result(5).refused is None
         store.closed = True
@@ -162,17 +157,12 @@ def test_a_command_waiting_in_the_inbox_holds_the_lamp(tmp_path):
         settle(loop, clock)
         assert answerers(store, game) == [2]
         assert {seat for _, seat in lamp.seen} == {2}
-    finally:
-        store.gate.set()
-        loop.stop()
-        store.close()
 
 
 def test_a_command_that_arrived_after_the_deadline_does_not_hold_the_lamp(tmp_path):
     """A press that reached the box after the window closed is decided after the window's
     timeout whatever it says: waiting for it would only delay the lamp."""
-    clock, store, loop, lamp, game = start(tmp_path)
-    try:
+    with started(tmp_path) as (clock, store, loop, lamp, game):
         t0 = clock()
         assert loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
         store.closed = True
@@ -187,10 +177,6 @@ def test_a_command_that_arrived_after_the_deadline_does_not_hold_the_lamp(tmp_pa
         late.result(5)
         settle(loop, clock)
         assert answerers(store, game) == [0]
-    finally:
-        store.gate.set()
-        loop.stop()
-        store.close()
 
 
 def test_a_deadline_is_decided_during_the_commit_just_before_it(tmp_path):
@@ -201,8 +187,7 @@ def test_a_deadline_is_decided_during_the_commit_just_before_it(tmp_path):
     from appliance.rules import registry
 
     rules = CountingRules(registry.get("battle"))
-    clock, store, loop, lamp, game = start(tmp_path, rules)
-    try:
+    with started(tmp_path, rules) as (clock, store, loop, lamp, game):
         t0 = clock()
         closes = t0 + 11 * MS
         assert loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
@@ -225,17 +210,12 @@ def test_a_deadline_is_decided_during_the_commit_just_before_it(tmp_path):
         assert answerers(store, game) == [0]
         assert rules.timeouts.count(closes) == 2  # the loop committed the watch's decision
         assert lamp.seen[-1] == (True, 0)
-    finally:
-        store.gate.set()
-        loop.stop()
-        store.close()
 
 
 def test_the_winners_own_press_being_written_is_not_watched(tmp_path):
     """A commit that moves the deadline (the earliest press) is not watched at all: its
     lamp waits for it, and deciding meanwhile would only delay the loop thread."""
-    clock, store, loop, lamp, game = start(tmp_path)
-    try:
+    with started(tmp_path) as (clock, store, loop, lamp, game):
         t0 = clock()
         assert loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS)).result(5).refused is None
         store.closed = True
@@ -251,7 +231,3 @@ def test_the_winners_own_press_being_written_is_not_watched(tmp_path):
         loop.wake()
         settle(loop, clock)
         assert answerers(store, game) == [0]
-    finally:
-        store.gate.set()
-        loop.stop()
-        store.close()
