@@ -238,7 +238,7 @@ def main() -> None:
               f"p99 {series['ratio_p99']}; load average {series['load_average_1m']}; lit "
               f"during another commit {series['lamp_watch']['shown']}, left to the loop "
               f"{series['lamp_watch']['held']}, decided during the commit before it "
-              f"{series['lamp_watch'].get('offered')}")
+              f"{series['lamp_watch']['offered']}")
         by = series["by_winner_press"]
         print(f"  the winner's press < 1 ms before the deadline: {by['late']['races']} races,"
               f" p50/p99 {by['late'].get('p50')} / {by['late'].get('p99')} ms; earlier: "

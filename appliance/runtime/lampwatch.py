@@ -169,10 +169,6 @@ class LampWatch:
             job.tried = True
             log.exception("lamp watch failed")
 
-    def _current(self, job: _Job) -> bool:
-        with self._cond:
-            return self._job is job
-
     def _decide(self, job: _Job) -> None:
         """Decide the deadline from both states during the commit (see the module
         docstring), and hand the loop the decision it needs once the commit returns. Done
@@ -180,8 +176,7 @@ class LampWatch:
         is handed over only while its commit is still under way."""
         game = job.game
         prior = game.decided_ahead(job.before, job.deadline)  # kept by `prepare`, if any
-        ahead = game.decided_ahead(job.after, job.deadline) or game.ahead(
-            job.after, job.deadline)
+        ahead = game.ahead(job.after, job.deadline)  # a state the commit just made: new
         if ahead is None:
             return
         with self._cond:
@@ -189,8 +184,6 @@ class LampWatch:
                 return
             game.offer(ahead)
             self.offered += 1
-        if not self._current(job):
-            return
         before = prior or game.ahead(job.before, job.deadline)
         if before is not None:
             job.from_after = _lamp(job.rules, ahead[2])
