@@ -47,6 +47,7 @@ import time
 from pathlib import Path
 
 from floor import BareWakeup
+from stats import pct
 
 from appliance.rules.arbiter import BOX_SETTLE_MS
 from appliance.rules.protocol import Command, press
@@ -108,12 +109,6 @@ class Watcher:
                 if update.committed:
                     self.committed_winner = e.data["player"]
                     self.committed.set()
-
-
-def pct(xs: list[float], p: float) -> float:
-    """Nearest-rank percentile (never beyond the largest sample)."""
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, max(0, round(p / 100 * (len(xs) - 1))))]
 
 
 def quantiles(xs: list[float]) -> dict[str, float]:

@@ -26,16 +26,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from floor import load_1m  # noqa: E402
+from stats import pct  # noqa: E402
 
 from appliance.rules.protocol import Event  # noqa: E402
 from appliance.runtime.store import Store  # noqa: E402
 
 PAGE = 4096
-
-
-def pct(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, max(0, round(p / 100 * (len(xs) - 1))))]
 
 
 def quantiles(xs: list[float]) -> dict[str, float]:

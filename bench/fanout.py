@@ -65,6 +65,7 @@ import requests  # noqa: E402
 import socketio  # noqa: E402
 import websocket  # noqa: E402
 from procs import children  # noqa: E402
+from stats import pct  # noqa: E402
 
 from webui import localserver  # noqa: E402
 
@@ -169,11 +170,6 @@ def client_worker(targets: list[tuple[str, str, dict[str, Any], str | None]], re
         with contextlib.suppress(Exception):
             ws.close()
     out.put([(t[0], s) for t, s in zip(targets, seen, strict=True)])
-
-
-def pct(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, max(0, round(p / 100 * (len(xs) - 1))))]
 
 
 def post(url: str, body: dict[str, Any]) -> None:

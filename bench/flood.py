@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import contextlib
 
 from procs import children  # noqa: E402
+from stats import pct  # noqa: E402
 
 from webui import localserver  # noqa: E402
 
@@ -118,13 +119,6 @@ class Lean:
         self.alive = False
         with contextlib.suppress(Exception):
             self.ws.close()
-
-
-def pct(xs: list[float], p: float) -> float:
-    if not xs:
-        return float("nan")
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, max(0, round(p / 100 * (len(xs) - 1))))]
 
 
 def host_round_trips(host: Lean, seconds: float, period: float = 0.05) -> list[float]:

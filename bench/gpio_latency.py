@@ -48,20 +48,13 @@ from gpio.factory import Choice, mock_factory  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from floor import BareWakeup  # noqa: E402
+from stats import pct  # noqa: E402
 
 MS = 1_000_000
 SEATS = 4
 PLAYERS = 3
 BOUNCE_GAP_NS = 150_000  # 0.15 ms between the edges of a burst
 RELEASE_EDGES = 5  # a release: 1 edge + 2 chatter pairs
-
-
-def percentile(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    if not xs:
-        return float("nan")
-    k = min(len(xs) - 1, max(0, round(p / 100 * (len(xs) - 1))))
-    return xs[k]
 
 
 def run_window(args: argparse.Namespace, settle_ms: float) -> dict:
@@ -225,11 +218,11 @@ def run_window(args: argparse.Namespace, settle_ms: float) -> dict:
         "edges": edges, "edges_per_s": round(edges / wall),
         "settle_ms": settle_ms,
         "edge_to_outputs_p50_ms": round(statistics.median(latencies), 2),
-        "edge_to_outputs_p99_ms": round(percentile(latencies, 99), 2),
+        "edge_to_outputs_p99_ms": round(pct(latencies, 99), 2),
         "beyond_settle_p50_ms": round(statistics.median(beyond), 2),
-        "beyond_settle_p99_ms": round(percentile(beyond, 99), 2),
+        "beyond_settle_p99_ms": round(pct(beyond, 99), 2),
         "intake_p50_us": round(statistics.median(intake_ns) / 1000, 1),
-        "intake_p99_us": round(percentile(intake_ns, 99) / 1000, 1),
+        "intake_p99_us": round(pct(intake_ns, 99) / 1000, 1),
         "presses_expected": len(expected), "presses_lost": lost,
         "phantom_presses": extra, "wrong_winners": wrong,
         "wrong_winner_margins_us": sorted(round(x) for x in late)[:20],
@@ -238,7 +231,7 @@ def run_window(args: argparse.Namespace, settle_ms: float) -> dict:
         "presses_not_logged": not_logged, "not_logged_why": [str(r) for r in refusals[:5]],
         "cpu_percent_of_one_core": round(cpu, 1),
         "edge_to_loop_ms": delay_summary(to_loop, [5, 10, 20, 30]),
-        "wakeup_p99_ms": round(percentile(wakeups, 99), 3),
+        "wakeup_p99_ms": round(pct(wakeups, 99), 3),
         "beyond_settle_ratio_p99": None,
         "load_average_1m": {"min": min(load), "max": max(load)},
         "gpio_ok": lost == extra == not_logged == 0,
@@ -261,9 +254,9 @@ def run_window(args: argparse.Namespace, settle_ms: float) -> dict:
 
 def delay_summary(xs: list[float], windows: list[float]) -> dict:
     """The distribution of edge -> loop delays (ms) and how many exceed each window."""
-    return {"n": len(xs), "p50": round(percentile(xs, 50), 3),
-            "p90": round(percentile(xs, 90), 3), "p99": round(percentile(xs, 99), 3),
-            "p999": round(percentile(xs, 99.9), 3), "max": round(max(xs), 3) if xs else None,
+    return {"n": len(xs), "p50": round(pct(xs, 50), 3),
+            "p90": round(pct(xs, 90), 3), "p99": round(pct(xs, 99), 3),
+            "p999": round(pct(xs, 99.9), 3), "max": round(max(xs), 3) if xs else None,
             "over_ms": {f"{w:g}": sum(x > w for x in xs) for w in windows}}
 
 

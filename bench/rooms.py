@@ -46,6 +46,7 @@ import paho.mqtt.client as mqtt  # noqa: E402
 import requests  # noqa: E402
 import socketio  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
+from stats import pct  # noqa: E402
 
 from appliance.rules import registry  # noqa: E402
 from appliance.rules.protocol import Command, Event  # noqa: E402
@@ -58,11 +59,6 @@ ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ROOT / "provisioning" / "roles" / "broker" / "templates"
 MOSQUITTO = shutil.which("mosquitto", path="/usr/sbin:/usr/bin:/sbin:/bin") or "mosquitto"
 S = 1_000_000_000
-
-
-def pct(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, max(0, round(p / 100 * (len(xs) - 1))))] if xs else float("nan")
 
 
 def free_port() -> int:

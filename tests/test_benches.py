@@ -38,7 +38,7 @@ BENCHES: dict[str, tuple[list[str], set[str]]] = {
 }
 # Not benches of their own: the fan-out bench's floor server and trace reader (run by it
 # and below), and modules the benches import.
-HELPERS = {"bare_broadcast.py", "fanout_trace.py", "floor.py", "procs.py"}
+HELPERS = {"bare_broadcast.py", "fanout_trace.py", "floor.py", "procs.py", "stats.py"}
 
 
 def run_bench(name: str, args: list[str]) -> subprocess.CompletedProcess[str]:
