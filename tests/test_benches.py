@@ -78,3 +78,23 @@ def test_the_fanout_trace_is_read(tmp_path):
                           timeout=120)
     assert read.returncode == 0, read.stderr[-3000:]
     assert "parts_ms" in last_json(read.stdout)
+
+
+def test_the_lamp_target_is_split_by_the_winners_press():
+    """The lamp target as decided after issue 15: the races whose winning press was in the log
+    at the deadline against the bare wake-up, the late winners against the wake-up plus a
+    bare fsync after the same idle gap, measured in the same run."""
+    done = run_bench("arbitration.py", ["--trials", "2"])
+    assert done.returncode == 0, done.stderr[-3000:]
+    disk = last_json(done.stdout)["disk"]
+    assert {"ratio_p99", "ratio_p99_earlier", "ratio_p99_late", "fsync_floor_ms"} <= set(disk)
+    floor = disk["fsync_floor_ms"]
+    assert 0 < floor["p50"] <= floor["p99"]
+    earlier = disk["by_winner_press"]["earlier"]
+    assert disk["ratio_p99_earlier"] == round(earlier["p99"] / disk["wakeup_ms"]["p99"], 2)
+    late = disk["by_winner_press"]["late"]
+    if late["races"]:
+        assert disk["ratio_p99_late"] == round(
+            late["p99"] / (disk["wakeup_ms"]["p99"] + floor["p99"]), 2)
+    else:
+        assert disk["ratio_p99_late"] is None
