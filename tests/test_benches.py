@@ -98,3 +98,15 @@ def test_the_lamp_target_is_split_by_the_winners_press():
             late["p99"] / (disk["wakeup_ms"]["p99"] + floor["p99"]), 2)
     else:
         assert disk["ratio_p99_late"] is None
+
+
+def test_the_fanout_reports_each_question_against_its_floor():
+    """One starved question must show as one question: the fan-out bench gives each question's
+    p99 against the fair floor's for the question timed beside it."""
+    done = run_bench("fanout.py", ["--phones", "2", "--questions", "3", "--procs", "1"])
+    assert done.returncode == 0, done.stderr[-3000:]
+    per = last_json(done.stdout)["2"]["adjusted"]["per_question"]
+    assert per["questions"] == 3
+    assert 1 <= per["worst_question"] <= 3
+    assert per["ratio_p99_p50"] <= per["ratio_p99_p90"] <= per["worst_ratio_p99"]
+    assert 0 <= per["over_target"] <= 3
