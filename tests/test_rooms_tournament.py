@@ -1,7 +1,7 @@
 """Several rooms, one tournament, for real: a Mosquitto configured by the `broker` role on
 loopback, one director and three room boxes as separate `svoyak serve` processes (their own
 data directories and ports), a 27-entry tournament (the tournament engine on the director,
-a bracket of 9: nine qualification battles, the 1/3 finals and the final; themes from the
+a bracket of 9: nine preliminary battles, the 1/3 finals and the final; themes from the
 director's package) whose 13 battles are played through each room's host socket in
 parallel. Meanwhile the broker is SIGKILLed and restarted, a room box
 is SIGKILLed mid-battle and restarted, and the link is cut for a while (broker stopped)
@@ -43,9 +43,9 @@ DEADLINE_S = 420
 
 
 def winner_seat(battle: str) -> int:
-    """The script: who takes every question of a battle ("Q4" → seat 1, "3.2" → seat 2,
+    """The script: who takes every question of a battle ("P4" → seat 1, "3.2" → seat 2,
     "F" → seat 0)."""
-    digits = battle.rsplit(".", 1)[-1].lstrip("Q")
+    digits = battle.rsplit(".", 1)[-1].lstrip("QP")
     return int(digits) % 3 if digits.isdigit() else 0
 
 
@@ -225,8 +225,8 @@ def test_three_rooms_play_a_tournament_through_failures(venue: Any, capsys: Any)
     # the broker's director user, the rooms' join codes.
     (tmp / "entries.csv").write_text("name,team\n" + "".join(
         f"{n},{t}\n" for n, t in ENTRIES), "utf-8")
-    # A bracket of 9 for 27 entries: a qualification round of nine battles (the team rule
-    # applies), then the 1/3 finals and the final.
+    # A bracket of 9 for 27 entries: a round of nine preliminary battles (the team rule
+    # kept where the draw can), then the 1/3 finals and the final.
     assert svoyak(["tournament", "create", "--title", "Кубок залов", "--entries",
                    str(tmp / "entries.csv"), "--bracket", "9", "--data", str(ddata)]) == 0
     assert svoyak(["tournament", "draw-stored", "last", "--seed", str(SEED), "--data",
@@ -340,7 +340,7 @@ def test_three_rooms_play_a_tournament_through_failures(venue: Any, capsys: Any)
     final = director.status()
     battles = final["bracket"]["battles"]
     assert len(battles) == 13 and all(b["status"] == "done" for b in battles)
-    assert [b["stage"] for b in battles] == ["qualification"] * 9 + ["1/3"] * 3 + ["final"]
+    assert [b["stage"] for b in battles] == ["preliminary"] * 9 + ["1/3"] * 3 + ["final"]
     for b in battles:  # every battle won by the player the script made win it
         assert b["winner"] == b["players"][winner_seat(b["id"])], b
     champion = battles[-1]

@@ -68,7 +68,7 @@ def test_a_whole_tournament_from_the_draw_to_the_podium(tmp_path, n: int, teams:
             battle = host.state(game)
             assert list(battle.players) == [d.state.player(e).entry.name for e in b.present]
             assert len([t for t in battle.themes if not t.extra]) == (
-                12 if b.id == "F" else 6 if b.drawn.stage == "1/3" else 4)
+                12 if b.id == "F" else 6 if b.drawn.feeds == "F" else 4)
             if b.id == "F":
                 assert [t.red for t in battle.themes] == [False] * 6 + [True] * 6
                 assert battle.themes[6].value(4) == 100

@@ -88,3 +88,31 @@ def test_create_draw_show_report_over_a_data_directory(tmp_path: Path) -> None:
     assert json.loads(audit.stdout.splitlines()[-1])["ok"] is True
     report = run("report", t, "--csv", "-", "--data", data)
     assert report.returncode == 0 and report.stdout.startswith("place,place_to,name")
+
+
+def test_draw_of_a_two_round_qualification_and_a_seeded_draw(tmp_path: Path) -> None:
+    """300 entries: two qualification rounds, a round-2 battle shows null for the seat its
+    round-1 battle fills and the names of its byes; `--seeded` is recorded in the draw."""
+    path = csv_file(tmp_path, [(f"Игрок {i}", f"Команда {i % 40}") for i in range(300)])
+    out = run("draw", str(path), "--seed", "9", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout.strip().splitlines()[-1])
+    assert [s["name"] for s in doc["stages"]] == ["qualification 1", "qualification 2",
+                                                 "1/27", "1/9", "1/3", "final"]
+    q1, q2 = doc["stages"][0]["battles"], doc["stages"][1]["battles"]
+    assert len(q1) == 29 and len(q2) == 81 and doc["bracket"] == 81
+    ids2 = {b["id"] for b in q2}
+    for b in q1:
+        assert None not in b["players"] and b["feeds"] in ids2
+    fed = {b["feeds"] for b in q1}
+    for b in q2:
+        assert b["players"].count(None) == (1 if b["id"] in fed else 0)
+        assert b["feeds"].startswith("27.")
+    data = str(tmp_path / "data")
+    t = run("create", "--entries", str(path), "--data", data).stdout.strip()
+    drawn = run("draw-stored", t, "--seed", "9", "--seeded", "--data", data)
+    assert drawn.returncode == 0, drawn.stderr
+    shown = json.loads(run("show", t, "--json", "--data", data).stdout.splitlines()[-1])
+    assert shown["seeded"] is True
+    audit = run("audit", t, "--data", data)
+    assert json.loads(audit.stdout.splitlines()[-1])["ok"] is True

@@ -27,7 +27,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 if not os.path.exists(CHROMIUM):  # `make test` installs it (scripts/webui-deps.sh)
     pytest.skip("Debian's chromium is not installed", allow_module_level=True)
 
-# 10 entries: a bracket of 9, one qualification battle of two (Q1), eight byes.
+# 10 entries: a bracket of 9, one preliminary battle of two (P1), eight byes.
 ENTRIES = "имя;команда;город\n" + "".join(
     f"Игрок {i};Команда {i % 4};Город {i}\n" for i in range(10))
 
@@ -89,8 +89,8 @@ def test_a_director_runs_a_tournament_from_the_page(browser: Any, tmp_path: Path
         primary = page.locator("main .btn.primary:visible")
         assert [primary.nth(i).inner_text() for i in range(primary.count())] == [
             "Добавить", "Начать бой"]
-        assert row(page, "Q1").locator(".btn.primary").inner_text() == "Начать бой"
-        assert "Q1" not in page.locator("#battles").inner_text()  # numbers and stage names
+        assert row(page, "P1").locator(".btn.primary").inner_text() == "Начать бой"
+        assert "P1" not in page.locator("#battles").inner_text()  # numbers and stage names
         small = [(n, w, h) for n, w, h in page.evaluate(TARGETS) if w < 44 or h < 44]
         assert small == []
         if AXE.exists():  # `make test` installs it (npm ci in webui/)
@@ -108,13 +108,13 @@ def test_a_director_runs_a_tournament_from_the_page(browser: Any, tmp_path: Path
         else:
             assert not os.environ.get("CI"), "axe-core is missing"
 
-        # the qualification battle: started with the demo package, it is the host's game
-        q1 = row(page, "Q1")
+        # the preliminary battle: started with the demo package, it is the host's game
+        q1 = row(page, "P1")
         assert "готов" in q1.inner_text()
         assert q1.locator("select[name=package]").input_value() == "demo:battle"  # sport
         q1.locator("button:has-text('Начать бой')").click()
-        page.wait_for_selector("tr[id='battle-Q1'].playing")
-        assert "идёт" in row(page, "Q1").inner_text()
+        page.wait_for_selector("tr[id='battle-P1'].playing")
+        assert "идёт" in row(page, "P1").inner_text()
         assert page.locator("#draw").count() == 0  # no redraw once a battle has started
 
         # a walkover: two of a ready bracket battle do not come, the third goes on

@@ -85,21 +85,21 @@ def test_refusals_change_nothing() -> None:
     s = entered(5, teams=5)
     refused(s, "start_battle", battle="F")  # no draw yet
     s2 = step(s, "draw", seed=1)
-    q = next(b for b in s2.battles if b.id == "Q1")
+    q = next(b for b in s2.battles if b.id == "P1")
     f = s2.final
     assert f is not None
     assert "not all known" in refused(s2, "start_battle", battle="F").message_en
     assert refused(s2, "battle_result", battle=q.id, winner=0, lines=[]).code == "not_playing"
     refused(s2, "withdraw_entry", entry=1)
-    s3 = step(s2, "start_battle", battle="Q1", themes=["A", "B"])
+    s3 = step(s2, "start_battle", battle="P1", themes=["A", "B"])
     assert refused(s3, "draw", seed=2).code == "battles_started"
-    assert refused(s3, "start_battle", battle="Q1", themes=["C"]).code == "not_ready"
+    assert refused(s3, "start_battle", battle="P1", themes=["C"]).code == "not_ready"
     # the winner must alone lead
-    assert refused(s3, "battle_result", battle="Q1", winner=0,
+    assert refused(s3, "battle_result", battle="P1", winner=0,
                    lines=[{"score": 10}, {"score": 10}, {"score": 0}][:len(q.present)]
                    ).code == "bad_result"
     refused(s3, "nonsense")
-    s4 = step(s3, "battle_result", battle="Q1", winner=1,
+    s4 = step(s3, "battle_result", battle="P1", winner=1,
               lines=[{"score": 10}, {"score": 40}, {"score": 0}][:len(q.present)])
     assert refused(s4, "start_battle", battle="F", themes=["A"]).code == "theme_used"
     assert s4.battle("F").status == READY  # type: ignore[union-attr]
@@ -143,31 +143,31 @@ def test_replay_takes_the_winner_back_until_the_next_battle_starts() -> None:
 
 
 def test_swap_before_start_and_the_team_rule() -> None:
-    s = entered(10, teams=10)
+    s = entered(82, teams=10)  # one qualification battle of 2, 80 byes
     s = step(s, "add_entry", name="Снятый", team="Команда 0")
-    s = step(s, "withdraw_entry", entry=11)
-    assert refused(s, "withdraw_entry", entry=11).code == "withdrawn"
+    s = step(s, "withdraw_entry", entry=83)
+    assert refused(s, "withdraw_entry", entry=83).code == "withdrawn"
     s = step(s, "draw", seed=9)
-    assert all(11 not in b.seats for b in s.battles)
+    assert all(83 not in b.seats for b in s.battles)
     q = s.battle("Q1")
     assert q is not None and len(q.present) == 2
     mate_team = s.player(q.present[1]).entry.team
-    s = step(s, "add_entry", name="Запасной", team=mate_team)  # entry 12, after the draw
-    assert s.in_bracket(12) is None
+    s = step(s, "add_entry", name="Запасной", team=mate_team)  # entry 84, after the draw
+    assert s.in_bracket(84) is None
     # the reserve in the place of the other qualification player: two of one team
-    assert refused(s, "swap_players", a=q.present[0], b=12).code == "team_rule"
+    assert refused(s, "swap_players", a=q.present[0], b=84).code == "team_rule"
     # two players of one qualification battle: nothing to swap
     assert refused(s, "swap_players", a=q.present[0], b=q.present[1]).code == "same"
     first = next(b for b in s.battles if b.status == READY and b.id != "Q1")
     bye = first.seats[0]
     assert bye is not None
-    s2 = step(s, "swap_players", a=bye, b=12)
-    assert 12 in s2.battle(first.id).seats  # type: ignore[union-attr]
+    s2 = step(s, "swap_players", a=bye, b=84)
+    assert 84 in s2.battle(first.id).seats  # type: ignore[union-attr]
     assert bye not in s2.battle(first.id).seats  # type: ignore[union-attr]
-    s3 = step(s2, "swap_players", a=12, b=bye)
+    s3 = step(s2, "swap_players", a=84, b=bye)
     assert s3.battle(first.id).seats == first.seats  # type: ignore[union-attr]
     s4 = step(s3, "start_battle", battle=first.id, themes=["x"])
-    assert refused(s4, "swap_players", a=bye, b=12).code == "too_late"
+    assert refused(s4, "swap_players", a=bye, b=84).code == "too_late"
 
 
 def test_ties_for_second_shared_by_default_or_a_playoff_by_setting() -> None:

@@ -62,21 +62,21 @@ def test_a_director_runs_the_morning_from_the_page(kit) -> None:  # noqa: ANN001
     assert s.seed == 77 and s.plan.bracket == 9 and len(s.active()) == 10
     page = c.get("/admin/tournament/").get_data(as_text=True)
     assert "Бой 1" in page and "Начать бой" in page
-    # start the qualification battle with the demo package: a battle game appears
-    r = c.post("/admin/tournament/start", data={"battle": "Q1", "package": "demo:battle"})
+    # start the preliminary battle with the demo package: a battle game appears
+    r = c.post("/admin/tournament/start", data={"battle": "P1", "package": "demo:battle"})
     assert r.status_code == 302, r.get_data(as_text=True)
-    b = d.state.battle("Q1")
+    b = d.state.battle("P1")
     assert b.status == "playing" and b.game is not None
     rules, battle = kit.loop.snapshot(b.game)
     assert list(battle.players) == [s.player(e).entry.name for e in b.present]
     assert len(battle.themes) == 4
     # the host screen's caption names the stage and the battle
     cap = c.get("/tournament/api/caption").get_json()
-    assert cap["battle"] == "Q1" and cap["text"] == "Квалификация · Бой 1"
+    assert cap["battle"] == "P1" and cap["text"] == "Предварительные бои · Бой 1"
     host_page = c.get("/host").get_data(as_text=True)
     assert 'id="tourney-caption"' in host_page and "tournament-caption.js" in host_page
     # a second start is refused with a message, nothing changes
-    again = c.post("/admin/tournament/start", data={"battle": "Q1", "package": "demo:battle"})
+    again = c.post("/admin/tournament/start", data={"battle": "P1", "package": "demo:battle"})
     assert again.status_code == 400 and "уже идёт" in again.get_data(as_text=True)
     assert c.post("/admin/tournament/draw", data={"seed": "1", "confirm": "1"}
                   ).status_code == 400  # started: no redraw even when confirmed
@@ -85,11 +85,11 @@ def test_a_director_runs_the_morning_from_the_page(kit) -> None:  # noqa: ANN001
                   data={"battle": ready.id, "absent": [str(ready.present[0])]}
                   ).status_code == 302
     assert len(d.state.battle(ready.id).present) == 2
-    assert c.post("/admin/tournament/replay", data={"battle": "Q1"}).status_code == 302
-    assert d.state.battle("Q1").status == "ready"
+    assert c.post("/admin/tournament/replay", data={"battle": "P1"}).status_code == 302
+    assert d.state.battle("P1").status == "ready"
     for url in ("/tournament/board", "/tournament/board?stage=1/3", "/tournament/call",
                 "/tournament/podium", "/tournament/results", "/tournament/print/bracket",
-                "/tournament/print/protocol/Q1", "/tournament/print/protocol/F"):
+                "/tournament/print/protocol/P1", "/tournament/print/protocol/F"):
         r = c.get(url)
         assert r.status_code == 200, url
         html = r.get_data(as_text=True)
@@ -142,9 +142,9 @@ def test_after_the_draw_the_page_shows_its_seed_and_the_next_step(kit) -> None: 
     # stage and battle in words: no raw ids in the rows, the pending seat names its battle
     cells = re.findall(r"<td>(.*?)</td>", table, re.S)
     assert not any(re.fullmatch(r"\s*(Q\d+|F\+?|\d/\d+-\d+)\s*", x) for x in cells)
-    assert "<small>Q1</small>" not in table and "победитель Q1" not in table
+    assert "<small>P1</small>" not in table and "победитель P1" not in table
     assert "победитель боя 1" in table
-    assert "Квалификация" in table and "Финал" in table
+    assert "Предварительные бои" in table and "Финал" in table
     # a redraw without the confirmation's own button is refused and changes nothing
     r = c.post("/admin/tournament/draw", data={"seed": "5"})
     assert r.status_code == 400 and "подтвердите" in r.get_data(as_text=True)
@@ -156,7 +156,7 @@ def test_after_the_draw_the_page_shows_its_seed_and_the_next_step(kit) -> None: 
     for url in ("/tournament/board?stage=1/3", "/tournament/print/bracket",
                 "/tournament/results"):
         html = c.get(url).get_data(as_text=True)
-        assert "победитель Q1" not in html and "победитель боя 1" in html, url
+        assert "победитель P1" not in html and "победитель боя 1" in html, url
 
 
 def test_a_broken_entries_file_is_refused_once_per_problem_in_red(kit) -> None:  # noqa: ANN001
@@ -199,3 +199,21 @@ def test_the_director_comes_back_after_a_restart(tmp_path: Path) -> None:
         assert d is not None and [p.entry.name for p in d.state.players] == ["А"]
     finally:
         k2.close()
+
+
+def test_the_draw_is_by_lot_unless_the_director_ticks_seeded(kit) -> None:  # noqa: ANN001
+    c = director(kit)
+    c.post("/admin/tournament/create", data={"title": "Кубок"})
+    _entries(c, 12)
+    page = c.get("/admin/tournament/").get_data(as_text=True)
+    box = re.search(r'<input type="checkbox" name="seeded" value="1"( checked)?>', page)
+    assert box is not None and box.group(1) is None  # off by default
+    assert "Не по регламенту" in page
+    assert c.post("/admin/tournament/draw", data={"seed": "4"}).status_code == 302
+    d = kit.app.extensions["svoyak_director"]
+    assert d.state.seeded is False
+    assert c.post("/admin/tournament/draw", data={"seed": "4", "seeded": "1", "confirm": "1"}
+                  ).status_code == 302
+    assert d.state.seeded is True
+    assert "посев по рейтингу (не по регламенту)" in c.get("/admin/tournament/").get_data(
+        as_text=True)

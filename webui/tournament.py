@@ -189,7 +189,7 @@ def protocol(battle_id: str) -> str:
     b = s.battle(battle_id) if s is not None else None
     if s is None or b is None:
         abort(404)
-    n = themes_needed(b)
+    n = themes_needed(s, b)
     themes = list(b.themes) + [""] * max(0, n - len(b.themes))
     red_from = st.THEMES_FINAL - st.RED_THEMES_FINAL if b.id == "F" else len(themes)
     rows = [{"name": t, "values": [v * (2 if i >= red_from else 1) for v in (10, 20, 30, 40,
@@ -315,6 +315,8 @@ def draw() -> Any:
         cmd["seed"] = secrets.randbits(63)
     if f.get("bracket"):
         cmd["bracket"] = _int(f["bracket"])
+    if f.get("seeded"):
+        cmd["seeded"] = True  # not in the regulation: only when the director ticks it
     return _command(cmd)
 
 

@@ -24,10 +24,13 @@ from appliance.tournament.state import PLAYOFF, BattleState, Tournament
 EXTRA_POOL = 3  # unplayed themes handed to a battle for tie-breaks
 
 
-def themes_needed(b: BattleState) -> int:
+def themes_needed(state: Tournament, b: BattleState) -> int:
+    """Themes of a battle (3.4): its stage's, as the draw planned them (4, 6 for a battle
+    whose winner goes to the final, 12 in the final); the final's playoff plays one at a
+    time."""
     if b.id == PLAYOFF:
         return 1
-    return st.themes_for(b.drawn.stage)
+    return st.themes_for(state.plan.stages if state.plan else (), b.drawn.stage)
 
 
 def battle_setup(state: Tournament, battle_id: str, package: Package,
@@ -43,7 +46,7 @@ def battle_setup(state: Tournament, battle_id: str, package: Package,
     main, extra = engine.package_themes(package)
     fresh = [t for t in main if key(t.name) not in used]
     fresh_extra = [t for t in extra if key(t.name) not in used]
-    need = themes_needed(b)
+    need = themes_needed(state, b)
     chosen: list[dict[str, Any]]
     if b.drawn.stage == st.FINAL and b.id != PLAYOFF:
         reds = [t for t in fresh if t.red][:st.RED_THEMES_FINAL]

@@ -1,7 +1,8 @@
 """`svoyak tournament …`: the tournament library from the command line.
 
-- ``svoyak tournament draw ENTRIES.csv [--seed N] [--bracket SIZE] [--json]`` draws a bracket
-  from a CSV of entries without storing anything; with ``--json`` the last line of stdout is
+- ``svoyak tournament draw ENTRIES.csv [--seed N] [--bracket SIZE] [--seeded] [--json]``
+  draws a bracket from a CSV of entries without storing anything; with ``--json`` the last
+  line of stdout is
   ``{"seed", "bracket", "stages": [{"name", "themes", "battles": [{"id", "players",
   "feeds"}]}]}`` (docs/tournament.md). A field the team rule makes impossible, or bad
   entries, exit with status 2 and a one-line reason (Russian / English) on stderr.
@@ -47,7 +48,12 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     d = ts.add_parser("draw", help="draw a bracket from a CSV of entries (stores nothing)")
     d.add_argument("entries", help="CSV file: name,team,city,rating with a header row")
     d.add_argument("--seed", type=int, help="the lot's seed (default: a random one, printed)")
-    d.add_argument("--bracket", type=int, help="bracket size, a power of 3 (default: largest)")
+    d.add_argument("--bracket", type=int,
+                   help="main bracket: 81 above 81 entries, else the largest power of 3 the"
+                   " entries fill (a smaller one for a small field)")
+    d.add_argument("--seeded", action="store_true",
+                   help="seed rated entries into byes and spread places (NOT in the regulation,"
+                   " whose draw is by lot alone; recorded in the draw)")
     d.add_argument("--json", action="store_true", help="print the bracket as JSON")
     d.set_defaults(func=_draw)
 
@@ -69,6 +75,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     dd.add_argument("tournament")
     dd.add_argument("--seed", type=int)
     dd.add_argument("--bracket", type=int)
+    dd.add_argument("--seeded", action="store_true",
+                    help="a seeded draw by rating (not in the regulation)")
     _data(dd)
     dd.set_defaults(func=_draw_stored)
 
@@ -115,7 +123,7 @@ def _draw(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbits(63)
     try:
         entries = en.parse_csv(_read(args.entries))
-        result = dr.draw(entries, seed, args.bracket)
+        result = dr.draw(entries, seed, args.bracket, args.seeded)
     except OSError as e:
         print(f"svoyak tournament: cannot read {args.entries}: {e}", file=sys.stderr)
         return INFEASIBLE
@@ -125,7 +133,8 @@ def _draw(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(public, ensure_ascii=False))
         return 0
-    print(f"seed {seed}, bracket {result.plan.bracket}, byes {result.plan.byes}")
+    print(f"seed {seed}, bracket {result.plan.bracket}, byes {result.plan.byes}"
+          + (", seeded by rating (not in the regulation)" if args.seeded else ""))
     for stage in public["stages"]:
         print(f"\n{stage['name']} ({stage['themes']} themes)")
         for b in stage["battles"]:
@@ -201,6 +210,8 @@ def _draw_stored(args: argparse.Namespace) -> int:
                                else secrets.randbits(63)}
         if args.bracket is not None:
             cmd["bracket"] = args.bracket
+        if args.seeded:
+            cmd["seeded"] = True
         _run(s, Command("draw", 0, cmd))
         print(json.dumps(_public(s.state), ensure_ascii=False))
     return _with_session(args, go)

@@ -144,7 +144,7 @@ def edit_entry(state: Tournament, c: Command) -> list[Event]:
             raise no(f"Имя «{new.name}» уже у участника {p.id}.",
                      f"The name '{new.name}' is already entry {p.id}'s.", "duplicate_name")
     if state.drawn and en.key(new.team) != en.key(old.entry.team):
-        _check_team_rule(state, {eid: new.team})
+        _check_team_rule(state, {eid: new.team}, touched={eid})
     return [Event("entry_edited", c.t_ns, {"entry": eid, **new.to_json()})]
 
 
@@ -170,7 +170,10 @@ def draw(state: Tournament, c: Command) -> list[Event]:
     if bracket is not None and (isinstance(bracket, bool) or not isinstance(bracket, int)):
         raise no("Размер сетки — целое число.", "The bracket size must be a whole number.",
                  "bad_bracket")
-    drawn = dr.draw([p.entry for p in players], seed, bracket)
+    seeded = c.args.get("seeded", False)
+    if not isinstance(seeded, bool):
+        raise no("«seeded» — да или нет.", "'seeded' must be true or false.", "bad_seeded")
+    drawn = dr.draw([p.entry for p in players], seed, bracket, seeded)
     ids = [p.id for p in players]
     battles = []
     for b in drawn.battles:
@@ -179,30 +182,59 @@ def draw(state: Tournament, c: Command) -> list[Event]:
             if s["entry"] is not None:
                 s["entry"] = ids[s["entry"]]
         battles.append(j)
-    q = drawn.plan.qualification
+    plan = drawn.plan
     return [Event("drawn", c.t_ns, {
-        "seed": seed, "entries": len(players), "bracket": drawn.plan.bracket,
-        "threes": q.sizes.count(3) if q else 0, "seeds": [ids[s] for s in drawn.seeds],
+        "seed": seed, "entries": len(players), "bracket": plan.bracket,
+        "stages": [{"key": x.key, "themes": x.themes, "sizes": list(x.sizes)}
+                   for x in plan.stages],
+        "byes": plan.byes, "seeded": seeded, "seeds": [ids[s] for s in drawn.seeds],
         "battles": battles})]
 
 
+def tree_of(state: Tournament, battle_id: str) -> str:
+    """The tree a battle before the bracket belongs to, named by the first-stage seat it
+    feeds (``27.4:1``); a bracket battle is its own."""
+    b = state.battle(battle_id)
+    while b is not None and st.before_bracket(b.drawn.stage) and b.drawn.feeds:
+        nxt = state.battle(b.drawn.feeds)
+        if nxt is None or not st.before_bracket(nxt.drawn.stage):
+            return f"{b.drawn.feeds}:{b.drawn.feeds_seat}"
+        b = nxt
+    return battle_id
+
+
 def _check_team_rule(state: Tournament, teams: Mapping[int, str],
-                     seats: Mapping[str, tuple[int | None, ...]] | None = None) -> None:
-    """Refuse if a qualification battle would hold two players of one team."""
+                     seats: Mapping[str, tuple[int | None, ...]] | None = None,
+                     touched: set[int] | None = None) -> None:
+    """Refuse if two players of one team would be in one qualification tree (a first-stage
+    seat's battles before the 1/27: they could meet there). Preliminary battles of a small
+    field keep the rule where the draw could and never refuse. Only the trees of the
+    `touched` entries are checked (the rest is as the draw left it)."""
+    trees: dict[str, set[int]] = {}
     for b in state.battles:
-        if b.drawn.stage != st.QUALIFICATION:
+        if not st.is_qualification(b.drawn.stage):
             continue
         now = (seats or {}).get(b.id, b.seats)
-        names = [en.key(teams.get(e, state.player(e).entry.team)) for e in now if e is not None]
-        dup = next((t for t in names if names.count(t) > 1), None)
-        if dup is not None:
-            team = next(teams.get(e, state.player(e).entry.team) for e in now
-                        if e is not None and en.key(teams.get(e, state.player(e).entry.team))
-                        == dup)
-            ru, en_ = _label(b)
-            raise no(f"{ru}: два игрока команды «{team}» в квалификационном бою.",
-                     f"{en_}: two players of team '{team}' in a qualification battle.",
-                     "team_rule")
+        trees.setdefault(tree_of(state, b.id), set()).update(e for e in now if e is not None)
+    for tree, members in trees.items():
+        if touched is not None and not members & touched:
+            continue
+        seen: dict[str, int] = {}
+        for e in sorted(members):
+            team = teams.get(e, state.player(e).entry.team)
+            k = en.key(team)
+            if k in seen:
+                first = next(x for x in state.battles if st.is_qualification(x.drawn.stage)
+                             and tree_of(state, x.id) == tree and e in
+                             (seats or {}).get(x.id, x.seats))
+                ru, en_ = _label(first)
+                raise no(f"{ru}: два игрока команды «{team}» в одной ветке квалификации"
+                         f" (участники {seen[k]} и {e}) — они могли бы встретиться до 1/27"
+                         " финала.",
+                         f"{en_}: two players of team '{team}' in one qualification branch"
+                         f" (entries {seen[k]} and {e}): they could meet before the 1/27"
+                         " final.", "team_rule")
+            seen[k] = e
 
 
 # -- battles -----------------------------------------------------------------------------------
@@ -393,7 +425,7 @@ def swap_players(state: Tournament, c: Command) -> list[Event]:
     pa, pb = places[a], places[b]
     if pa is not None and pb is not None and pa.id == pb.id:
         raise no("Оба уже в одном бою.", "Both are already in the same battle.", "same")
-    _check_team_rule(state, {}, seats)
+    _check_team_rule(state, {}, seats, touched={a, b})
     return [Event("players_swapped", c.t_ns, {"a": a, "b": b})]
 
 

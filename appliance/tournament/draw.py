@@ -1,36 +1,36 @@
 """The draw («жеребьёвка»): the whole bracket by lot, before the first battle (3.3).
 
-**The team rule.** No two players of one team may meet in a qualification battle. Whether a
-draw exists depends only on how many players each team sends into qualification: with ``q``
-qualification battles, a team can have at most ``q`` players there (one per battle), and that
-is also enough. Proof: deal the qualification players into the battles round-robin, team
-after team (largest first), battles of 3 first so that the third pass fills exactly them;
-a team's players are consecutive in the dealing order, and ``c ≤ q`` consecutive positions
-fall in ``c`` different battles. (Equivalently, the Gale–Ryser condition for a 0-1 team ×
-battle matrix with battles of 2 and 3 reduces to "no team above ``q``".)
+**Shape and trees.** Each seat of the bracket's first stage (the 81 of the 1/27 above 81
+entries) is the root of a tree of battles before the bracket; `appliance.tournament.stages`
+says how many entries each tree holds and how a tree splits into rounds. The draw deals the
+entries into the trees and places the trees on the seats.
 
-So the draw chooses the byes: a team with ``c > q`` players needs ``c - q`` of them to have
-byes, and a draw exists exactly when those needs fit in the byes there are. As every battle
-and every bye gives one bracket place, ``q + byes = B`` whatever the split, and one team is
-impossible only when it has more players than the bracket has places. Turning a battle of 3
-into two battles of 2 adds a battle and removes a bye, which helps when two or more teams
-are over ``q``; the draw tries every split from the most battles of 3 down and takes the
-first that works, so it finds a draw whenever one exists with battles of 2 and 3, and
-otherwise names the team (or teams) that make it impossible, with the numbers.
-
-**Seeds.** Entries with a rating are seeds, best first, at most one per battle of the first
-bracket stage. They get byes first (as long as the team rule still fits) and are spread by
-reversing the base-3 digits of their rank: seeds 1–3 land in different thirds of the
-bracket (they can meet only in the final), seeds 1–9 in different ninths, and so on.
+**The team rule** (3.3): no two players of one team in a qualification battle, in any round.
+As the whole bracket is fixed in advance and anyone may win, team-mates must be in different
+trees: then they cannot meet before the 1/27. A deal exists exactly when no team has more
+players than there are trees (81) — by the Gale–Ryser condition for a 0-1 team × tree matrix
+(row sums the team sizes, column sums the tree sizes): for every ``j`` the ``j`` largest
+teams must fit in ``Σ min(k, j)``, which for the even split is ``min(81·j, n)``. The deal is
+Ryser's greedy: teams largest first, each into the trees with the most room left (ties by
+lot), which always succeeds when the condition holds; players of one-player teams fill
+the rest. In preliminary battles of a small field (81 entries or fewer) the same deal keeps
+the rule where it can and never refuses: the regulation's rule binds only a qualification.
 
 **Lot.** Everything random comes from one `random.Random(seed)` and only through its
 ``random()`` method, whose sequence Python guarantees across versions for the same seed, so
 anyone can reproduce and audit a draw from the seed and the entry list in its order. After
-the constructive deal the qualification battles are mixed by random swaps that keep the team
-rule, so the draw is not visibly "sorted by team".
+the deal, random swaps of two entries that keep the rule mix the trees — a symmetric chain,
+so who gets a bye (a tree of one) or a small tree is by lot, not by team or list order — then
+every tree's players are shuffled into its battles and the trees onto the seats.
 
-Winners move on by a fixed rule: battle *i* of a stage feeds battle ⌊i/3⌋ of the next, seat
-*i* mod 3; each qualification battle feeds one named seat of the first bracket stage.
+**Seeded draw** (``seeded``: not in the regulation, off by default, recorded in the draw
+event): entries with a rating, best first, at most one per battle of the first bracket stage,
+are swapped into byes where the team rule allows and spread by reversing the base-3 digits of
+their rank: seeds 1–3 in different thirds of the bracket, 1–9 in different ninths.
+
+Winners move on by a fixed rule: battle *i* of a bracket stage feeds battle ⌊i/3⌋ of the next,
+seat *i* mod 3; a battle before the bracket feeds one named seat of the next battle of its tree
+(a later round, or the bracket's first stage).
 """
 
 from __future__ import annotations
@@ -92,6 +92,7 @@ class Draw:
     plan: st.Plan
     battles: tuple[DrawnBattle, ...]  # in playing order
     seeds: tuple[int, ...] = ()  # seeded entries, best first
+    seeded: bool = False  # a seeded draw by rating (not in the regulation)
 
     def battle(self, battle_id: str) -> DrawnBattle:
         for b in self.battles:
@@ -126,148 +127,130 @@ class Lot:
             items[i], items[j] = items[j], items[i]
 
 
-def draw(entries: Sequence[Entry], seed: int, bracket: int | None = None) -> Draw:
+def draw(entries: Sequence[Entry], seed: int, bracket: int | None = None,
+         seeded: bool = False) -> Draw:
     """Draw the whole bracket for `entries` (in their order) with the lot `seed`."""
     n = len(entries)
-    base = st.plan(n, bracket)
+    b = st.check_bracket(n, bracket)
     lot = Lot(seed)
     teams = [key(e.team) for e in entries]
-    seeds = _seeds(entries, base, lot)
-    if base.qualification is None:
-        return _assemble(seed, base, lot, seeds, list(range(n)), [], seeds_with_bye=seeds)
-    plan, byes, qual_players = _choose_byes(entries, teams, base, seeds, lot)
-    qual = _deal(qual_players, teams, plan.qualification.sizes, lot)  # type: ignore[union-attr]
-    bye_seeds = [s for s in seeds if s in byes]
-    return _assemble(seed, plan, lot, seeds, byes, qual, seeds_with_bye=bye_seeds)
+    strict = n > st.MAIN  # a qualification: the team rule may refuse the draw
+    counts = Counter(teams)
+    if strict:
+        _refuse_big_team(entries, teams, counts)
+    rounds = st.rounds_needed(n, b)
+    trees = st.shape(n, b, list(counts.values())) if rounds else [1] * n
+    columns = _deal(teams, trees, lot)
+    _mix(columns, teams, lot)
+    seeds = _seeds(entries, b, lot) if seeded else []
+    if seeds:
+        _seeds_to_byes(columns, seeds, teams, strict)
+    for col in columns:
+        lot.shuffle(col)
+    return _assemble(seed, n, b, rounds, lot, columns, seeds, seeded)
 
 
-def _seeds(entries: Sequence[Entry], plan: st.Plan, lot: Lot) -> list[int]:
-    first = plan.stages[1] if plan.qualification else plan.stages[0]
+def _refuse_big_team(entries: Sequence[Entry], teams: list[str], counts: Counter[str]) -> None:
+    top = max(counts, key=lambda t: (counts[t], t))
+    c = counts[top]
+    if c <= st.MAIN:
+        return
+    name = next(e.team for e, t in zip(entries, teams, strict=True) if t == top)
+    raise Infeasible(
+        name,
+        f"Команда «{name}»: {c} игроков, а мест в 1/27 финала {st.MAIN}. Игроки одной команды"
+        f" не могут встретиться в квалификации, поэтому за каждое из {st.MAIN} мест 1/27"
+        f" финала играет не больше одного игрока команды.",
+        f"Team '{name}' has {c} players but the 1/27 final has {st.MAIN} places. Players of"
+        f" one team may not meet in qualification, so at most one player of a team plays for"
+        f" each of the {st.MAIN} places of the 1/27 final.")
+
+
+def _deal(teams: list[str], trees: list[int], lot: Lot) -> list[list[int]]:
+    """Entries into trees of the given sizes, team-mates in different trees (Ryser's greedy:
+    teams largest first, each into the trees with the most room left, ties by lot); a team
+    larger than the trees with room (a small field only) takes a tree twice where it must."""
+    room = list(trees)
+    columns: list[list[int]] = [[] for _ in trees]
+    by_team: dict[str, list[int]] = defaultdict(list)
+    for i, t in enumerate(teams):
+        by_team[t].append(i)
+    groups = [g for g in by_team.values() if len(g) > 1]
+    singles = [g[0] for g in by_team.values() if len(g) == 1]
+    lot.shuffle(groups)
+    groups.sort(key=len, reverse=True)
+    order = list(range(len(trees)))
+    for g in groups:
+        lot.shuffle(order)
+        order.sort(key=lambda c: -room[c])
+        open_ = [c for c in order if room[c] > 0]
+        for k, p in enumerate(g):
+            c = open_[k] if k < len(open_) else max(order, key=lambda c: room[c])
+            columns[c].append(p)
+            room[c] -= 1
+    lot.shuffle(singles)
+    it = iter(singles)
+    for c, r in enumerate(room):
+        columns[c].extend(next(it) for _ in range(r))
+    return columns
+
+
+def _mix(columns: list[list[int]], teams: list[str], lot: Lot) -> None:
+    """Random swaps of two entries of different trees that bring no team into a tree it is
+    already in: a symmetric chain over the rule-keeping deals of this shape."""
+    where = {p: c for c, col in enumerate(columns) for p in col}
+    held = [Counter(teams[p] for p in col) for col in columns]
+    players = list(where)
+    n = len(players)
+    if len(columns) < 2:
+        return
+    for _ in range(SWAPS_PER_PLAYER * n):
+        p1 = players[lot.below(n)]
+        p2 = players[lot.below(n)]
+        c1, c2 = where[p1], where[p2]
+        if c1 == c2:
+            continue
+        t1, t2 = teams[p1], teams[p2]
+        if t1 != t2 and (held[c1][t2] or held[c2][t1]):
+            continue
+        i1, i2 = columns[c1].index(p1), columns[c2].index(p2)
+        columns[c1][i1], columns[c2][i2] = p2, p1
+        where[p1], where[p2] = c2, c1
+        held[c1][t1] -= 1
+        held[c1][t2] += 1
+        held[c2][t2] -= 1
+        held[c2][t1] += 1
+
+
+def _seeds(entries: Sequence[Entry], bracket: int, lot: Lot) -> list[int]:
     rated = [i for i, e in enumerate(entries) if e.rating is not None]
-    if plan.bracket < 3 or not rated:
+    if bracket < 3 or not rated:
         return []
     lot.shuffle(rated)  # equal ratings: by lot
     rated.sort(key=lambda i: -(entries[i].rating or 0.0))
-    return rated[:first.battles]
+    return rated[:bracket // 3]
 
 
-def _need(counts: Counter[str], q: int) -> int:
-    return sum(max(c - q, 0) for c in counts.values())
-
-
-def _choose_byes(entries: Sequence[Entry], teams: list[str], base: st.Plan, seeds: list[int],
-                 lot: Lot) -> tuple[st.Plan, list[int], list[int]]:
-    n, b = len(entries), base.bracket
-    counts = Counter(teams)
-    lo, hi = st.threes_range(n, b)
-    excess = n - b
-    chosen = None
-    for a in range(hi, lo - 1, -1):
-        q, byes = excess - a, n - (2 * excess - a)
-        if _need(counts, q) <= byes:
-            chosen = a
+def _seeds_to_byes(columns: list[list[int]], seeds: list[int], teams: list[str],
+                   strict: bool) -> None:
+    """Each seed, best first, swapped into a bye (a tree of one) whose player may take the
+    seed's place in its tree under the team rule."""
+    seeded = set(seeds)
+    where = {p: c for c, col in enumerate(columns) for p in col}
+    byes = [c for c, col in enumerate(columns) if len(col) == 1]
+    for s in seeds:
+        cs = where[s]
+        if len(columns[cs]) == 1:
+            continue
+        others = {teams[p] for p in columns[cs] if p != s}
+        for cb in byes:
+            x = columns[cb][0]
+            if x in seeded or (strict and teams[x] in others):
+                continue
+            columns[cs][columns[cs].index(s)] = x
+            columns[cb][0] = s
+            where[s], where[x] = cb, cs
             break
-    if chosen is None:
-        raise _infeasible(entries, teams, counts, n, b, lo, hi)
-    plan = st.plan(n, b, chosen)
-    q, byes_total = excess - chosen, plan.byes
-    required = {t: max(c - q, 0) for t, c in counts.items()}
-    slack = byes_total - sum(required.values())
-    given: Counter[str] = Counter()
-    bye: set[int] = set()
-    for s in seeds:  # seeds first, as far as the team rule allows
-        t = teams[s]
-        if given[t] < required[t]:
-            given[t] += 1
-        elif slack > 0:
-            slack -= 1
-            given[t] += 1
-        else:
-            continue
-        bye.add(s)
-    by_team: dict[str, list[int]] = defaultdict(list)
-    for i, t in enumerate(teams):
-        if i not in bye:
-            by_team[t].append(i)
-    for t in sorted(by_team):  # the byes each big team still needs, by lot within the team
-        short = required[t] - given[t]
-        if short > 0:
-            pool = by_team[t]
-            lot.shuffle(pool)
-            bye.update(pool[:short])
-    rest = [i for i in range(n) if i not in bye]
-    lot.shuffle(rest)
-    bye.update(rest[:byes_total - len(bye)])
-    qual_players = [i for i in range(n) if i not in bye]
-    return plan, sorted(bye), qual_players
-
-
-def _infeasible(entries: Sequence[Entry], teams: list[str], counts: Counter[str], n: int,
-                b: int, lo: int, hi: int) -> Infeasible:
-    excess = n - b
-    best = min(range(lo, hi + 1),
-               key=lambda a: _need(counts, excess - a) - (n - 2 * excess + a))
-    q, byes = excess - best, n - 2 * excess + best
-    shown = {key(e.team): e.team for e in entries}
-    over = sorted((t for t, c in counts.items() if c > q), key=lambda t: (-counts[t], t))
-    top = over[0]
-    name, c = shown[top], counts[top]
-    if c > b:
-        return Infeasible(
-            name,
-            f"Команда «{name}»: {c} игроков, а мест в сетке {b}. Игроки одной команды не могут"
-            f" встретиться в квалификации, поэтому каждый квалификационный бой и каждый"
-            f" пропуск квалификации дают команде не больше одного места ({q} + {byes} = {b}).",
-            f"Team '{name}' has {c} players but the bracket has {b} places. Players of one"
-            f" team may not meet in qualification, so each qualification battle and each bye"
-            f" gives a team at most one place ({q} + {byes} = {b}).")
-    listed_ru = ", ".join(f"«{shown[t]}» ({counts[t]})" for t in over)
-    listed_en = ", ".join(f"'{shown[t]}' ({counts[t]})" for t in over)
-    need = _need(counts, q)
-    return Infeasible(
-        name,
-        f"Команда «{name}» и другие большие команды ({listed_ru}): в {q} квалификационных"
-        f" боях может быть не больше {q} игроков одной команды, остальным {need} нужен пропуск"
-        f" квалификации, а пропусков всего {byes}.",
-        f"Team '{name}' and the other large teams ({listed_en}): {q} qualification battles"
-        f" can take at most {q} players of one team, the other {need} need byes, and there"
-        f" are only {byes} byes.")
-
-
-def _deal(players: list[int], teams: list[str], sizes: tuple[int, ...],
-          lot: Lot) -> list[list[int]]:
-    """Qualification battles keeping the team rule (the round-robin deal of the module
-    docstring), then mixed by random rule-keeping swaps and shuffled."""
-    q = len(sizes)
-    by_team: dict[str, list[int]] = defaultdict(list)
-    for p in players:
-        by_team[teams[p]].append(p)
-    groups = list(by_team.values())
-    for g in groups:
-        lot.shuffle(g)
-    lot.shuffle(groups)
-    groups.sort(key=len, reverse=True)
-    order = [p for g in groups for p in g]
-    # battles of 3 first (sizes is threes then twos), so the third pass fills exactly them
-    battles: list[list[int]] = [[] for _ in range(q)]
-    for pos, p in enumerate(order):
-        battles[pos % q].append(p)
-    assert [len(x) for x in battles] == list(sizes), "deal does not match the stage sizes"
-    seats = [(bi, si) for bi, bt in enumerate(battles) for si in range(len(bt))]
-    for _ in range(SWAPS_PER_PLAYER * len(seats)):
-        b1, s1 = seats[lot.below(len(seats))]
-        b2, s2 = seats[lot.below(len(seats))]
-        if b1 == b2:
-            continue
-        p1, p2 = battles[b1][s1], battles[b2][s2]
-        others1 = [teams[x] for x in battles[b1] if x != p1]
-        others2 = [teams[x] for x in battles[b2] if x != p2]
-        if teams[p2] not in others1 and teams[p1] not in others2:
-            battles[b1][s1], battles[b2][s2] = p2, p1
-    lot.shuffle(battles)
-    for bt in battles:
-        lot.shuffle(bt)
-    return battles
 
 
 def spread(rank: int, battles: int) -> int:
@@ -283,69 +266,109 @@ def spread(rank: int, battles: int) -> int:
     return out
 
 
-def _assemble(seed: int, plan: st.Plan, lot: Lot, seeds: list[int], byes: list[int],
-              qual: list[list[int]], seeds_with_bye: list[int]) -> Draw:
-    qual_stage = plan.qualification
-    first = plan.stages[1] if qual_stage else plan.stages[0]
-    slots: list[Any] = [None] * (3 * first.battles if plan.bracket >= 3 else plan.bracket)
-    if plan.bracket < 3:  # two entries: the final of two
-        slots = list(byes)
-    rank = {s: r for r, s in enumerate(seeds)}
-    fixed: list[tuple[int, Any]] = []
-    for s in seeds:  # a seed's place, or its qualification battle's winner's place
-        pos = 3 * spread(rank[s], first.battles)
-        if s in seeds_with_bye:
-            fixed.append((pos, ("e", s)))
-        else:
-            qi = next((i for i, bt in enumerate(qual) if s in bt), None)
-            if qi is not None and all(v != ("q", qi) for _, v in fixed):
-                fixed.append((pos, ("q", qi)))
-    placed = {v for _, v in fixed}
-    rest: list[Any] = [("e", e) for e in byes if ("e", e) not in placed]
-    rest += [("q", i) for i in range(len(qual)) if ("q", i) not in placed]
+@dataclass
+class _Node:
+    """A battle before the bracket while the draw builds it: its round and its seats (an
+    entry index, or the battle below)."""
+
+    round: int
+    parts: list[int | _Node]
+    index: int = 0
+
+
+def _tree(players: list[int], depth: int, rounds: list[list[_Node]]) -> int | _Node:
+    if len(players) == 1:
+        return players[0]
+    sizes = st.split(len(players), depth)
+    node = _Node(depth, [])
+    node.index = len(rounds[depth - 1])
+    rounds[depth - 1].append(node)
+    at = 0
+    for k in sizes:
+        node.parts.append(_tree(players[at:at + k], depth - 1, rounds))
+        at += k
+    return node
+
+
+def _assemble(seed: int, n: int, b: int, rounds: int, lot: Lot, columns: list[list[int]],
+              seeds: list[int], seeded: bool) -> Draw:
+    main = st.bracket_stages(b)
+    first = main[0]
+    # the trees onto the seats of the first stage: seeds at their spread places, the rest
+    # by lot
+    where = {p: c for c, col in enumerate(columns) for p in col}
+    fixed: dict[int, int] = {}
+    for rank, s in enumerate(seeds):
+        c = where[s]
+        pos = 3 * spread(rank, first.battles)
+        if c not in fixed.values() and pos not in fixed:
+            fixed[pos] = c
+    rest = [c for c in range(len(columns)) if c not in fixed.values()]
     lot.shuffle(rest)
-    if plan.bracket >= 3:
-        for pos, v in fixed:
-            slots[pos] = v
-        it = iter(rest)
-        slots = [v if v is not None else next(it) for v in slots]
+    it = iter(rest)
+    at_seat = [fixed[pos] if pos in fixed else next(it) for pos in range(b)]
+    early: list[list[_Node]] = [[] for _ in range(rounds)]
+    roots = [_tree(columns[c], rounds, early) for c in at_seat]
+    if b < st.MAIN:
+        keys = [st.PRELIMINARY] * rounds
     else:
-        slots = [("e", e) for e in byes]
-    # qualification battles numbered in the order of the places they feed
-    q_order = [v[1] for v in slots if v[0] == "q"]
-    q_ids = {qi: f"Q{k + 1}" for k, qi in enumerate(q_order)}
+        keys = [st.qualification_key(r + 1, rounds) for r in range(rounds)]
+    sized = [st.Stage(keys[r], 0, tuple(len(x.parts) for x in early[r]))
+             for r in range(rounds) if early[r]]
+    stages = tuple(st._themed(sized + [st.Stage(s.key, 0, s.sizes) for s in main]))
+    stage_of = {s.key: s for s in stages}
+
+    def node_id(x: _Node) -> str:
+        return stage_of[keys[x.round - 1]].battle_id(x.index)
+
     battles: list[DrawnBattle] = []
     number = 0
-    if qual_stage:
-        for k, qi in enumerate(q_order):
-            pos = slots.index(("q", qi))
+    parent: dict[int, tuple[str, int]] = {}  # id(node) -> (battle it feeds, seat)
+    for pos, root in enumerate(roots):
+        if isinstance(root, _Node):
+            parent[id(root)] = (first.battle_id(pos // 3), pos % 3)
+    for r in range(rounds):
+        for x in early[r]:
+            for seat, part in enumerate(x.parts):
+                if isinstance(part, _Node):
+                    parent[id(part)] = (node_id(x), seat)
+    for r in range(rounds):  # playing order: round 1 (the deepest battles) first
+        for x in early[r]:
             number += 1
-            battles.append(DrawnBattle(q_ids[qi], st.QUALIFICATION, k, number,
-                                       tuple(Source(entry=p) for p in qual[qi]),
-                                       first.battle_id(pos // 3), pos % 3))
-    bracket_stages = plan.stages[1:] if qual_stage else plan.stages
-    for si, stage in enumerate(bracket_stages):
-        nxt = bracket_stages[si + 1] if si + 1 < len(bracket_stages) else None
+            seats = tuple(Source(winner_of=node_id(p)) if isinstance(p, _Node)
+                          else Source(entry=p) for p in x.parts)
+            feeds, feeds_seat = parent[id(x)]
+            battles.append(DrawnBattle(node_id(x), keys[r], x.index, number, seats, feeds,
+                                       feeds_seat))
+    for si, stage in enumerate(main):
+        nxt = main[si + 1] if si + 1 < len(main) else None
         for i in range(stage.battles):
             if si == 0:
-                seats = tuple(Source(entry=v[1]) if v[0] == "e" else Source(winner_of=q_ids[v[1]])
-                              for v in slots[3 * i:3 * i + len(slots[3 * i:3 * i + 3])])
+                seats = tuple(Source(winner_of=node_id(x)) if isinstance(x, _Node)
+                              else Source(entry=x) for x in roots[3 * i:3 * i + 3])
             else:
-                prev = bracket_stages[si - 1]
+                prev = main[si - 1]
                 seats = tuple(Source(winner_of=prev.battle_id(3 * i + k)) for k in range(3))
             number += 1
             battles.append(DrawnBattle(stage.battle_id(i), stage.key, i, number, seats,
                                        nxt.battle_id(i // 3) if nxt else None,
                                        i % 3 if nxt else None))
-    return Draw(seed, plan, tuple(battles), tuple(seeds))
+    byes = sum(1 for x in roots if not isinstance(x, _Node)) if rounds else 0
+    plan = st.Plan(n, b, stages, byes)
+    return Draw(seed, plan, tuple(battles), tuple(seeds), seeded)
 
 
 def audit(entries: Sequence[Entry], ids: Sequence[int], drawn: dict[str, Any]) -> list[str]:
     """Re-run a logged draw (the ``drawn`` event's data) from its seed over the entries as
     they were (in entry order, with their ids) and list every difference; empty: the
-    logged bracket is exactly what the lot gives."""
+    logged bracket is exactly what the lot gives. A draw logged by the earlier rules (no
+    ``stages`` in the event) is re-run by those rules."""
     try:
-        again = draw(entries, drawn["seed"], drawn["bracket"])
+        if "stages" in drawn:
+            again = draw(entries, drawn["seed"], drawn["bracket"], bool(drawn.get("seeded")))
+        else:
+            from appliance.tournament import legacy
+            again = legacy.draw(entries, drawn["seed"], drawn["bracket"])
     except Refused as r:
         return [f"the draw cannot be repeated: {r.message_en}"]
     problems = []

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from appliance.rules.protocol import Event
+from appliance.tournament import legacy
 from appliance.tournament import stages as st
 from appliance.tournament.draw import DrawnBattle, Source
 from appliance.tournament.entries import Entry
@@ -50,12 +51,17 @@ def entry_withdrawn(s: Tournament, e: Event) -> Tournament:
 
 def drawn(s: Tournament, e: Event) -> Tournament:
     d = e.data
-    plan = st.plan(d["entries"], d["bracket"], d["threes"])
+    if "stages" in d:
+        plan = st.Plan(d["entries"], d["bracket"],
+                       tuple(st.Stage.from_json(x) for x in d["stages"]), d.get("byes", 0))
+    else:  # drawn by the earlier rules: their stages, their names
+        plan = legacy.plan(d["entries"], d["bracket"], d["threes"])
     battles = []
     for j in d["battles"]:
         b = DrawnBattle.from_json(j)
         battles.append(BattleState(b, tuple(x.entry for x in b.seats)))
     return replace(s, plan=plan, seed=d["seed"], seeds=tuple(d["seeds"]),
+                   seeded=bool(d.get("seeded", d.get("seeds"))),
                    battles=tuple(battles))
 
 

@@ -110,6 +110,7 @@ class Tournament:
     plan: st.Plan | None = None  # set by the draw
     seed: int | None = None
     seeds: tuple[int, ...] = ()
+    seeded: bool = False  # drawn by rating (not in the regulation) rather than by lot alone
     battles: tuple[BattleState, ...] = ()  # in playing order; the playoff last, if any
     used_themes: tuple[str, ...] = ()
 

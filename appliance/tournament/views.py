@@ -209,12 +209,14 @@ def view(state: Tournament, role: str) -> dict[str, Any]:
                            for p in state.players]
         base["settings"] = state.settings.to_json()
         base["seed"] = state.seed
+        base["seeded"] = state.seeded
         base["standings"] = standings(state)
     return base
 
 
 def summary(state: Tournament) -> dict[str, Any]:
     return {"rules": "tournament", "title": state.settings.title, "seed": state.seed,
+            "seeded": state.seeded,
             "bracket": state.plan.bracket if state.plan else None,
             "finished": state.finished, "standings": standings(state),
             "stages": stages_json(state)}
