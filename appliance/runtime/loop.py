@@ -44,7 +44,7 @@ from appliance.rules.protocol import Action, Command, Event, Refused, Rules
 from appliance.runtime.inbox import HOST_LANE, Inbox, lane_of
 from appliance.runtime.lampwatch import LampWatch
 from appliance.runtime.running import RunningGame, Step
-from appliance.runtime.store import Store
+from appliance.runtime.store import GameRecord, Store
 
 log = logging.getLogger(__name__)
 
@@ -181,7 +181,7 @@ class GameLoop:
         skipped and stays in the log untouched."""
         if self._thread is not None:
             raise RuntimeError("resume() before start(): the loop thread owns the games")
-        records = list(self.store.unfinished())
+        records, folded = self._close_orphans(list(self.store.unfinished()))
         newest = {r.rules: r.id for r in records}  # the log lists games oldest first
         resumed = []
         for record in records:
@@ -190,7 +190,7 @@ class GameLoop:
             if newest[record.rules] != record.id:
                 self._dormant.add(record.id)
                 continue
-            session = self._fold(record.id, record.rules)
+            session = folded.get(record.id) or self._fold(record.id, record.rules)
             if session is None:
                 continue
             self._sessions[record.id] = session
@@ -200,6 +200,63 @@ class GameLoop:
             self._current = shown[-1]
         self._resumed = True
         return resumed
+
+    def _close_orphans(self, records: list[GameRecord]
+                       ) -> tuple[list[GameRecord], dict[int, RunningGame]]:
+        """Close the unfinished games that are part of a background game which does not
+        count them, and return the others (with the background games folded on the way).
+
+        A game is part of a background game when its setup carries a block named after
+        that game's rules (a bracket battle's ``tournament``); the background engine's
+        ``parts(state)`` names the games it counts. A battle's game and the tournament's
+        record of it are written in one transaction (`new_game` with a parent), so this
+        finds only what an older box left behind (a cut between the two) or a battle the
+        director replayed: such a game is closed with its summary, never resumed, never the
+        current game. Nothing is closed when a background game cannot be folded."""
+        by_rules: dict[str, list[GameRecord]] = {}
+        for r in records:
+            by_rules.setdefault(r.rules, []).append(r)
+        folded: dict[int, RunningGame] = {}
+        claimed: dict[str, set[int] | None] = {}
+
+        def counted(owner: str) -> set[int] | None:
+            if owner not in claimed:
+                games: set[int] | None = set()
+                for r in by_rules[owner]:
+                    session = self._fold(r.id, r.rules)
+                    parts = getattr(session.rules, "parts", None) if session else None
+                    if (session is None or parts is None or games is None
+                            or not runs_in_background(session.rules)):
+                        games = None
+                        continue
+                    folded[r.id] = session
+                    games |= set(parts(session.state))
+                claimed[owner] = games
+            return claimed[owner]
+
+        kept = []
+        for r in records:
+            owners = [k for k in r.setup if k != r.rules and k in by_rules] \
+                if isinstance(r.setup, Mapping) else []
+            orphan = False
+            for owner in owners:
+                games = counted(owner)
+                if games is not None and r.id not in games:
+                    orphan = True
+            if not orphan:
+                kept.append(r)
+                continue
+            session = self._fold(r.id, r.rules)
+            try:
+                if session is not None:
+                    session.finish()
+                else:
+                    self.store.finish(r.id)
+                log.warning("game %s (%s) is not counted by its %s: closed", r.id, r.rules,
+                            " ".join(owners))
+            except Exception:
+                log.exception("game %s: closing it failed", r.id)
+        return kept, folded
 
     def _fold(self, game: int, rules_name: str) -> RunningGame | None:
         try:
@@ -235,10 +292,27 @@ class GameLoop:
     def games(self) -> list[int]:
         return sorted(self._sessions)
 
-    def new_game(self, rules_name: str, setup: Mapping[str, Any]) -> Future[int]:
+    def new_game(self, rules_name: str, setup: Mapping[str, Any], *,
+                 parent: int | None = None,
+                 command: Mapping[str, Any] | None = None) -> Future[int]:
         """Start a game; resolves to its id once it is in the log (or raises `Refused` for
-        unknown rules or a setup the engine refuses)."""
-        return self._enqueue(("new", rules_name, dict(setup)), HOST_LANE, 0)
+        unknown rules or a setup the engine refuses).
+
+        With `parent` and `command`: the game is part of game `parent` (a bracket battle of
+        a tournament), and `command`, with the new game's number added as ``game``, is
+        decided for the parent and committed in the same transaction as the new game, so a
+        power cut leaves both or neither; a refusal of either raises `Refused`, nothing
+        written."""
+        if (parent is None) != (command is None):
+            raise ValueError("new_game: parent and command go together")
+        link: tuple[int, Command] | None = None
+        if parent is not None and command is not None:
+            with self._gate:
+                cmd = Command.from_json(dict(command))
+                now = self.clock()
+                link = (parent, Command(cmd.type, cmd.t_ns or now, cmd.args, cmd.by,
+                                        now if cmd.at_ns is None else cmd.at_ns))
+        return self._enqueue(("new", rules_name, dict(setup), link), HOST_LANE, 0)
 
     def submit(self, command: Command | Mapping[str, Any],
                game: int | None = None) -> Future[Outcome]:
@@ -433,30 +507,12 @@ class GameLoop:
     def _do(self, item: tuple[Any, ...]) -> None:
         kind, *args, fut = item
         if kind == "new":
-            rules_name, setup = args
-            try:
-                rules = self._resolve(rules_name)
-                session = RunningGame.new(self.store, rules_name, rules, setup)
-            except Refused as r:
-                fut.set_exception(r)
-                return
-            for old in [g for g, s in self._sessions.items() if s.finished]:
-                del self._sessions[old]  # ended games stay in the log, not in memory
-            self._sessions[session.game] = session
-            if not runs_in_background(rules):
-                self._current = session.game
-            self._publish(Update(session.game, rules, session.state))
-            fut.set_result(session.game)
+            rules_name, setup, link = args
+            self._new(rules_name, setup, link, fut)
             return
         command, game = args
         game = self._current if game is None else game
-        found = self._sessions.get(game) if game is not None else None
-        if found is None and game in self._dormant:
-            self._dormant.discard(game)
-            record = self.store.game(game)
-            found = self._fold(game, record.rules) if record is not None else None
-            if found is not None:
-                self._sessions[game] = found
+        found = self._live(game) if game is not None else None
         if found is None:
             fut.set_result(Outcome([], Refused(
                 "Нет такой игры." if game is not None else "Игра не начата.",
@@ -482,6 +538,48 @@ class GameLoop:
                                  command=own.command), fut, Outcome(own.events))
         else:
             fut.set_result(Outcome([], own.refused))
+
+    def _live(self, game: int) -> RunningGame | None:
+        """A game in memory, folding it from the log if it was left dormant at start."""
+        found = self._sessions.get(game)
+        if found is None and game in self._dormant:
+            self._dormant.discard(game)
+            record = self.store.game(game)
+            found = self._fold(game, record.rules) if record is not None else None
+            if found is not None:
+                self._sessions[game] = found
+        return found
+
+    def _new(self, rules_name: str, setup: dict[str, Any], link: tuple[int, Command] | None,
+             fut: Future[int]) -> None:
+        parent: RunningGame | None = None
+        try:
+            rules = self._resolve(rules_name)
+            if link is None:
+                session = RunningGame.new(self.store, rules_name, rules, setup)
+            else:
+                parent = self._live(link[0])
+                if parent is None:
+                    raise Refused("Нет такой игры.", f"No game {link[0]}.", "no_game")
+                self._tell(parent, parent.due(link[1].arrival_ns + parent.offset_ns))
+                cmd = parent.to_game_time(link[1])
+                session, step = RunningGame.new_linked(
+                    self.store, rules_name, rules, setup, parent,
+                    lambda game: Command(cmd.type, cmd.t_ns, {**cmd.args, "game": game},
+                                         cmd.by, cmd.at_ns))
+        except Refused as r:
+            fut.set_exception(r)
+            return
+        for old in [g for g, s in self._sessions.items() if s.finished]:
+            del self._sessions[old]  # ended games stay in the log, not in memory
+        self._sessions[session.game] = session
+        if not runs_in_background(rules):
+            self._current = session.game
+        if parent is not None:
+            self._publish(Update(parent.game, parent.rules, step.state, step.events,
+                                 command=step.command))
+        self._publish(Update(session.game, rules, session.state))
+        fut.set_result(session.game)
 
     def _end(self, session: RunningGame, command: Command, fut: Future[Outcome]) -> None:
         if session.finished:

@@ -103,6 +103,35 @@ class RunningGame:
         return cls(store, game, rules_name, rules, state)
 
     @classmethod
+    def new_linked(cls, store: Store, rules_name: str, rules: Rules[Any],
+                   setup: Mapping[str, Any], parent: RunningGame,
+                   command: Callable[[int], Command]) -> tuple[RunningGame, Step]:
+        """Start a game and, in the same transaction, decide and commit `parent`'s
+        `command(new game's number)` (a tournament's ``start_battle`` naming the battle's
+        game): a power cut leaves both or neither. Raises `Refused` (the setup's or the
+        parent's) with nothing written. Returns the new game and the parent's step."""
+        if parent.finished:
+            raise Refused("Игра окончена.", "The game is over.", "finished")
+        setup = normalize([Event("setup", 0, setup)])[0].data
+        decided: list[tuple[Step, Any]] = []
+
+        def link(game: int) -> tuple[int, list[Event]]:
+            # inside the transaction; the parent's refusal first, as it says more
+            cmd = command(game)
+            events = normalize(parent.rules.decide(parent.state, cmd))
+            if not events:
+                raise Refused("Команда ничего не изменила.", "The command changed nothing.",
+                              "no_events")
+            after = fold(parent.rules, parent.state, events)
+            decided.append((Step(cmd, events, None, after), rules.initial(setup)))
+            return parent.game, events
+
+        game = store.create_game(rules_name, setup, linked=link)
+        step, state = decided[0]
+        parent.state = step.state
+        return cls(store, game, rules_name, rules, state), step
+
+    @classmethod
     def resume(cls, store: Store, game: int, rules: Rules[Any],
                now_ns: int | None = None) -> RunningGame:
         """Fold a stored game's events into its state. After a power cut the box's monotonic

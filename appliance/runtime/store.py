@@ -242,12 +242,22 @@ class Store:
             self._unsynced = False
 
     # -- writes ----------------------------------------------------------------------------
-    def create_game(self, rules: str, setup: Mapping[str, Any]) -> int:
+    def create_game(self, rules: str, setup: Mapping[str, Any], *,
+                    linked: Callable[[int], tuple[int, Sequence[Event]]] | None = None) -> int:
+        """A new running game. `linked`, if given, is called inside the same transaction
+        with the new game's number and returns (another game, its events): those events are
+        appended in that transaction, so a power cut leaves both or neither (a bracket
+        battle's game and the tournament's ``battle_started``). If `linked` raises, nothing
+        is written."""
         with self._write() as conn:
             cur = conn.execute(
                 "INSERT INTO games (rules, setup, created, status) VALUES (?, ?, ?, ?)",
                 (rules, encode(setup), self._wall(), RUNNING))
-            return int(cur.lastrowid or 0)
+            game = int(cur.lastrowid or 0)
+            if linked is not None:
+                other, events = linked(game)
+                self._append_in(conn, other, events)
+            return game
 
     def append(self, game: int, events: Sequence[Event], *, durable: bool = True) -> list[int]:
         """Append one command's events in one transaction; returns their sequence numbers.
@@ -256,21 +266,26 @@ class Store:
         after `sync` or the next durable commit (see the module docstring)."""
         if not events:
             return []
+        with self._write(durable) as conn:
+            return self._append_in(conn, game, events)
+
+    def _append_in(self, conn: sqlite3.Connection, game: int,
+                   events: Sequence[Event]) -> list[int]:
+        """`append` inside a write transaction already open on `conn`."""
         rows = [(e.type, int(e.t_ns), encode(e.data)) for e in events]
         wall = self._wall()
-        with self._write(durable) as conn:
-            status = conn.execute("SELECT status FROM games WHERE id = ?", (game,)).fetchone()
-            if status is None:
-                raise StoreError(f"{self.path}: no game {game}")
-            if status[0] != RUNNING:
-                raise StoreError(f"{self.path}: game {game} is {status[0]}")
-            last = conn.execute("SELECT coalesce(max(seq), 0) FROM events WHERE game = ?",
-                                (game,)).fetchone()[0]
-            seqs = list(range(last + 1, last + 1 + len(rows)))
-            conn.executemany(
-                "INSERT INTO events (game, seq, t_ns, wall, type, payload) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [(game, s, t, wall, ty, p) for s, (ty, t, p) in zip(seqs, rows, strict=True)])
+        status = conn.execute("SELECT status FROM games WHERE id = ?", (game,)).fetchone()
+        if status is None:
+            raise StoreError(f"{self.path}: no game {game}")
+        if status[0] != RUNNING:
+            raise StoreError(f"{self.path}: game {game} is {status[0]}")
+        last = conn.execute("SELECT coalesce(max(seq), 0) FROM events WHERE game = ?",
+                            (game,)).fetchone()[0]
+        seqs = list(range(last + 1, last + 1 + len(rows)))
+        conn.executemany(
+            "INSERT INTO events (game, seq, t_ns, wall, type, payload) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(game, s, t, wall, ty, p) for s, (ty, t, p) in zip(seqs, rows, strict=True)])
         return seqs
 
     def finish(self, game: int, summary: Mapping[str, Any] | None = None) -> None:

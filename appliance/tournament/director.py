@@ -1,13 +1,14 @@
 """The tournament on a running box: battles started from the bracket, results fed back.
 
 The imperative shell around the pure tournament: `Director` holds a `GameLoop` and the
-tournament's game number. `start(battle, package)` checks the command against the
-tournament first (so nothing is half done), creates the battle engine's game, then logs
-``battle_started`` with that game's number. A subscriber watches the loop: when the host
-ends a battle game that the tournament has in play, it sends the battle's summary back as
-``battle_result``, which advances the winner. `reconcile()` does the same for battles that
-ended while nobody listened (a power cut between the end of a battle and its result), so
-after a restart the tournament catches up from the log alone.
+tournament's game number. `start(battle, package)` creates the battle engine's game and
+logs the tournament's ``battle_started`` with that game's number in one transaction
+(`GameLoop.new_game` with a parent), so a power cut leaves both or neither. A subscriber
+watches the loop: when the host ends a battle game that the tournament has in play, it
+sends the battle's summary back as ``battle_result``, which advances the winner.
+`reconcile()` does the same for battles that ended while nobody listened (a power cut
+between the end of a battle and its result), so after a restart the tournament catches up
+from the log alone.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from appliance.packages.model import Package
-from appliance.rules.protocol import Command, Refused
+from appliance.rules.protocol import Refused
 from appliance.runtime.loop import GameLoop, Update
 from appliance.tournament import game
 from appliance.tournament.battles import battle_setup, result_args
@@ -55,18 +56,11 @@ class Director:
     def start(self, battle_id: str, package: Package,
               settings: Mapping[str, Any] | None = None) -> int:
         """Start a bracket battle with themes from `package`; returns its game number."""
-        state = self.state
-        setup = battle_setup(state, battle_id, package, settings)
+        setup = battle_setup(self.state, battle_id, package, settings)
         themes = [t["name"] for t in setup["themes"]]
-        check = {"battle": battle_id, "themes": themes}
-        game.decide(state, Command("start_battle", 0, check))  # refuses before anything
-        battle_game = self.loop.new_game("battle", setup).result()
-        try:
-            self.submit({"type": "start_battle", **check, "game": battle_game})
-        except Refused:
-            self.loop.end_game(battle_game).result()
-            raise
-        return battle_game
+        # one transaction: the battle's game and the tournament's battle_started naming it
+        return self.loop.new_game("battle", setup, parent=self.tournament, command={
+            "type": "start_battle", "battle": battle_id, "themes": themes}).result()
 
     def _on_update(self, update: Update) -> None:
         if not update.finished or update.game == self.tournament:

@@ -25,7 +25,7 @@ the host console's "end the game" (see `appliance.runtime.loop`). The battles st
 the bracket become current as any game does."""
 
 __all__ = ["NAME", "initial", "decide", "evolve", "legal_actions", "next_deadline", "view",
-           "summary"]
+           "summary", "parts"]
 
 
 def initial(setup: Mapping[str, Any]) -> Tournament:
@@ -65,6 +65,13 @@ def legal_actions(state: Tournament) -> list[Action]:
     the director drives them from the admin page (`webui/tournament.py`), and a button that
     sends an incomplete command would only be refused."""
     return []
+
+
+def parts(state: Tournament) -> set[int]:
+    """The battle games this tournament counts: the loop closes, at start-up, a game set up
+    for a bracket battle (its setup's ``tournament`` block) that no running tournament
+    counts, so it never becomes the current game (see `GameLoop.resume`)."""
+    return {b.game for b in state.battles if b.game is not None}
 
 
 def settings_of(state: Tournament) -> Settings:
