@@ -14,13 +14,13 @@ The data directory holds the log at DIR/svoyak.db (default ``./data`` or ``$SVOY
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from appliance import sheets
 from appliance.rules import registry
 from appliance.rules.protocol import Refused
 from appliance.runtime import replay
@@ -163,7 +163,7 @@ def _export(args: argparse.Namespace) -> int:
         print(json.dumps({**record.to_json(), "events": [x.to_json() for x in log]},
                          ensure_ascii=False, indent=1))
         return 0
-    out = csv.writer(sys.stdout, lineterminator="\n")
+    out = sheets.writer(sys.stdout)
     out.writerow(["seq", "t_ns", "wall", "type", "payload"])
     for x in log:
         row = x.to_json()

@@ -21,7 +21,6 @@ directory (the running box has one writer, its game loop; use the director page 
 from __future__ import annotations
 
 import argparse
-import csv
 import io
 import json
 import secrets
@@ -29,6 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from appliance import sheets
 from appliance.rules.protocol import Command, Refused
 from appliance.runtime.running import RunningGame
 from appliance.runtime.store import Store, StoreError, db_path
@@ -294,7 +294,7 @@ CSV_COLUMNS = ("place", "place_to", "name", "team", "city", "stage", "battles", 
 
 def results_csv(state: Tournament) -> str:
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = sheets.writer(out)  # names, teams, cities made inert; numbers stay numbers
     w.writerow(CSV_COLUMNS)
     for row in views.standings(state):
         w.writerow(["" if row.get(c) is None else row.get(c, "") for c in CSV_COLUMNS])

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from appliance import sheets
 from appliance.rules.protocol import Refused
 
 MAX_ENTRIES = 1000
@@ -183,7 +184,8 @@ def parse_csv(data: bytes | str) -> list[Entry]:
             problems.append((line, f"{len(row)} полей, а в заголовке {len(columns)}",
                              f"{len(row)} fields, but the header has {len(columns)}"))
             continue
-        obj = {col: row[i] if i < len(row) else "" for i, col in enumerate(columns)}
+        obj = {col: sheets.restore(row[i]) if i < len(row) else ""
+               for i, col in enumerate(columns)}
         try:
             found.append(entry(obj, line))
             at.append(line)
@@ -248,7 +250,7 @@ def _header(row: Sequence[str]) -> list[str]:
 def to_csv(entries: Iterable[Entry]) -> str:
     """Entries back as CSV (UTF-8), the same columns the import reads."""
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = sheets.writer(out)  # text made inert (parse_csv restores it)
     w.writerow(["name", "team", "city", "rating"])
     for e in entries:
         rating = "" if e.rating is None else f"{e.rating:g}"
