@@ -19,6 +19,7 @@ from flask_socketio import SocketIO
 from webui import auth, durable, server
 from webui.admission import Admission
 from webui.auth import Generation, PinGuard, RelativeSessionInterface
+from webui.bodylimit import UPLOAD_BODY, BodyLimit
 from webui.hub import Hub, JsonPacket
 from webui.inbound import MALFORMED_EVENT
 from webui.settings import Settings
@@ -134,7 +135,7 @@ def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
         PERMANENT_SESSION_LIFETIME=auth.SESSION_MAX_AGE_S,
-        MAX_CONTENT_LENGTH=1024 * 1024 * 1024,  # package uploads
+        MAX_CONTENT_LENGTH=UPLOAD_BODY,  # the largest; per route: `webui.bodylimit`
         SEND_FILE_MAX_AGE_DEFAULT=3600,
     )
     app.session_interface = RelativeSessionInterface()
@@ -189,6 +190,8 @@ def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
             return False
         return isinstance(data, dict) and generation.matches(data.get("host"))
 
+    # Before any body is read: large only where the host uploads a file.
+    app.wsgi_app = BodyLimit(app.wsgi_app, is_host)  # type: ignore[method-assign]
     # Outermost, so refusing a stranger costs no Flask or Socket.IO work at all.
     admission = Admission(app.wsgi_app, public_limit=server.public_limit(), is_host=is_host)
     app.wsgi_app = admission  # type: ignore[method-assign]
