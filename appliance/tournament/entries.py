@@ -82,6 +82,17 @@ def clean(text: Any) -> str:
     return " ".join(str(text or "").split())
 
 
+def control(text: Any) -> str | None:
+    """The first control character in `text` (NUL, the C0 and C1 controls and DEL; a tab is
+    only a space), as ``U+0000``, or None. Names are text: a control character would be
+    stored, printed and exported as it is (a NUL cuts a name short in C programs)."""
+    for c in str(text or ""):
+        o = ord(c)
+        if (o < 0x20 and c != "\t") or 0x7F <= o <= 0x9F:
+            return f"U+{o:04X}"
+    return None
+
+
 def entry(obj: Mapping[str, Any], line: int = 0) -> Entry:
     """One entry from a mapping (a form, a command, a CSV row); `EntriesError` if bad."""
     problems: list[tuple[int, str, str]] = []
@@ -90,8 +101,12 @@ def entry(obj: Mapping[str, Any], line: int = 0) -> Entry:
         problems.append((line, "нет имени", "the name is empty"))
     if not team:
         problems.append((line, "нет команды", "the team is empty"))
-    for label_ru, label_en, value in (("имя", "name", name), ("команда", "team", team),
-                                      ("город", "city", city)):
+    for label_ru, label_en, value, raw in (("имя", "name", name, obj.get("name")),
+                                           ("команда", "team", team, obj.get("team")),
+                                           ("город", "city", city, obj.get("city"))):
+        if (bad := control(raw)) is not None:
+            problems.append((line, f"{label_ru}: управляющий символ {bad} (уберите его)",
+                             f"the {label_en} has a control character {bad} (remove it)"))
         if len(value) > MAX_FIELD:
             problems.append((line, f"{label_ru} длиннее {MAX_FIELD} знаков",
                              f"the {label_en} is longer than {MAX_FIELD} characters"))
@@ -138,9 +153,17 @@ def check(entries: Iterable[Entry], lines: Sequence[int] | None = None) -> list[
     return out
 
 
+def _too_large() -> EntriesError:
+    return EntriesError([(0, f"файл больше {MAX_CSV_BYTES // 1000} КБ",
+                          f"the file is larger than {MAX_CSV_BYTES // 1000} kB")])
+
+
 def decode(data: bytes) -> str:
     """UTF-8 (with or without BOM), else Windows-1251, the two encodings spreadsheets on
-    Russian machines save in."""
+    Russian machines save in. A file over `MAX_CSV_BYTES` is refused first, so a reader
+    that read one byte past the limit gets the size message, not an encoding one."""
+    if len(data) > MAX_CSV_BYTES:
+        raise _too_large()
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -155,10 +178,9 @@ def parse_csv(data: bytes | str) -> list[Entry]:
     """Entries from a CSV file; the header names the columns (any order; city and rating
     may be absent). `EntriesError` lists every bad line."""
     if isinstance(data, bytes):
-        if len(data) > MAX_CSV_BYTES:
-            raise EntriesError([(0, f"файл больше {MAX_CSV_BYTES // 1000} КБ",
-                                 f"the file is larger than {MAX_CSV_BYTES // 1000} kB")])
         data = decode(data)
+    elif len(data) > MAX_CSV_BYTES // 4 and len(data.encode("utf-8")) > MAX_CSV_BYTES:
+        raise _too_large()  # the same limit for a file sent as text (a command, a script)
     text = data.lstrip("\ufeff")
     lines = text.splitlines()
     if not lines or not lines[0].strip():
