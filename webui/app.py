@@ -16,7 +16,7 @@ from typing import Any
 from flask import Flask, Response, abort, request
 from flask_socketio import SocketIO
 
-from webui import auth, durable, server
+from webui import auth, durable, malformed, server
 from webui.admission import Admission
 from webui.auth import Generation, PinGuard, RelativeSessionInterface
 from webui.bodylimit import UPLOAD_BODY, BodyLimit
@@ -190,6 +190,9 @@ def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
             return False
         return isinstance(data, dict) and generation.matches(data.get("host"))
 
+    # Malformed Socket.IO traffic: one log line each, no traceback (`webui.malformed`).
+    malformed.refuse_undecodable(socketio.server)
+    app.wsgi_app = malformed.PollBodies(app.wsgi_app)  # type: ignore[method-assign]
     # Before any body is read: large only where the host uploads a file.
     app.wsgi_app = BodyLimit(app.wsgi_app, is_host)  # type: ignore[method-assign]
     # Outermost, so refusing a stranger costs no Flask or Socket.IO work at all.
