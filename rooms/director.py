@@ -362,6 +362,7 @@ class Director:
                           "received) VALUES (?,?,?,?,?,?,?)",
                           (box, game, room, battle, msg["sha256"], _dumps(msg), self.wall()))
             self._results.setdefault(room, {}).setdefault(box, []).append(game)
+            self._battles.pop((box, game), None)  # played: its live state is not needed
             live = self.live.setdefault(room, {"room": room})
             live["finished"] = battle
         self._publish_ack(room)
@@ -373,6 +374,11 @@ class Director:
     def _fold_live(self, room: str, box: str, game: int, battle: str,
                    new: Sequence[Mapping[str, Any]], received: float) -> None:
         key = (box, game)
+        shown = self.live.get(room)
+        if shown is not None and (shown.get("box"), shown.get("game")) != key:
+            # one battle state per room: the one it plays now (an earlier one folds again
+            # from rooms_applied if its events ever come back), not one per battle all evening
+            self._battles.pop((shown.get("box"), shown.get("game")), None)  # type: ignore[arg-type]
         state = self._battles.get(key)
         if state is None:
             state = self.rules.initial(self.t.setup(battle))

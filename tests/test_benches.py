@@ -33,7 +33,7 @@ BENCHES: dict[str, tuple[list[str], set[str]]] = {
     "import.py": (["--sizes", "1,2"], {"results", "target_met"}),
     "replay.py": (["--events", "100,200"], {"commit", "load_average_1m"}),
     "rooms.py": (["--rooms", "3", "--questions", "2", "--pace", "0.2"], set()),
-    "soak.py": (["--minutes", "0.4", "--warm-up", "0.1"], {"slope_after_warm_up_mb_per_min"}),
+    "soak.py": (["--minutes", "0.4", "--warm-up", "0.1"], {"mb_per_min_after_warmup"}),
     "tv_engine.py": (["--repeat", "1"], set()),
 }
 # Not benches of their own: the fan-out bench's floor server and trace reader (run by it

@@ -125,6 +125,7 @@ def test_battles_flow_through_the_broker_exactly_once(broker: Any, tmp_path: Pat
                                         "AND game = ? ORDER BY seq", (r.box.box, g["game"]))
                 assert got == [(e.seq, e.event.type) for e in r.store.log(g["game"])]
         assert len(director.db.query("SELECT * FROM rooms_results")) == 4
+        assert len(director._battles) <= len(rooms)  # no battle state kept once played
         # A republish of everything (the room forgets its acknowledgements) changes nothing.
         before = director.status()["bracket"]
         r = rooms[0]

@@ -52,6 +52,9 @@ PORTAL_ALIASES = ("/redirect",)
 PORTAL_PATH = "/captive"
 CONTINUE_PATH = "/captive/continue"
 REMEMBER_S = 12 * 3600
+# Addresses remembered at most (a Wi-Fi of 120 phones, leases renewed all evening, fits many
+# times over); beyond it the longest unseen is forgotten and sees the portal again.
+MAX_CLIENTS = 4096
 
 PORTAL_PAGE = """<!doctype html>
 <html lang="ru"><head><meta charset="utf-8">
@@ -88,8 +91,20 @@ class Clients:
         self.clock = clock
 
     def admit(self, addr: str) -> None:
+        now = self.clock()
         with self._lock:
-            self._seen[addr] = self.clock()
+            self._seen.pop(addr, None)
+            self._seen[addr] = now  # most recently seen last
+            while len(self._seen) > MAX_CLIENTS:  # the oldest first
+                del self._seen[next(iter(self._seen))]
+            oldest = next(iter(self._seen))
+            if now - self._seen[oldest] > self.remember_s:  # forget the expired, oldest first
+                self._seen = {a: t for a, t in self._seen.items()
+                              if now - t <= self.remember_s}
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._seen)
 
     def admitted(self, addr: str) -> bool:
         now = self.clock()
@@ -98,7 +113,8 @@ class Clients:
             if seen is None or now - seen > self.remember_s:
                 self._seen.pop(addr, None)
                 return False
-            self._seen[addr] = now
+            del self._seen[addr]
+            self._seen[addr] = now  # most recently seen last
             return True
 
 

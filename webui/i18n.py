@@ -13,12 +13,18 @@ DEFAULT = "ru"
 _DIR = Path(__file__).parent / "translations"
 
 
-@cache
 def catalogue(lang: str) -> dict[str, str]:
-    lang = lang if lang in LANGUAGES else DEFAULT
+    """The catalogue of `lang` (an unknown one: Russian). Cached per language, never per
+    string asked for: a language code may come from a stranger's cookie or message, and a
+    cache keyed by it would keep a copy of the catalogue for each one."""
+    return _catalogue(pick(lang))
+
+
+@cache
+def _catalogue(lang: str) -> dict[str, str]:
     data: dict[str, Any] = json.loads((_DIR / f"{lang}.json").read_text("utf-8"))
     if lang != DEFAULT:
-        data = {**catalogue(DEFAULT), **data}
+        data = {**_catalogue(DEFAULT), **data}
     return data
 
 
