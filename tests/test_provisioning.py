@@ -109,7 +109,8 @@ def setup_args(tmp_path: Path) -> list[str]:
     template = tmp_path / "hotspot.nmconnection.in"
     template.write_text(KEYFILE)
     return ["--data", str(tmp_path / "data"), "--keyfile", str(tmp_path / "hotspot.nmconnection"),
-            "--template", str(template), "--user", "nobody-here"]
+            "--template", str(template), "--user", "nobody-here",
+            "--nm-state", str(tmp_path / "NetworkManager.state")]
 
 
 def nm_parse(keyfile: str) -> dict[str, dict[str, str]]:
@@ -310,6 +311,123 @@ def test_wifi_change_requested_by_the_app(box_setup, tmp_path, capsys):
     assert "leaked" not in key.read_text()
 
 
+# What Raspberry Pi OS Lite's pi-gen (stage2/02-net-tweaks) writes when the image is built
+# without a Wi-Fi country.
+PI_GEN_NM_STATE = "[main]\nNetworkingEnabled=true\nWirelessEnabled=false\nWWANEnabled=true\n"
+
+# A stand-in for nmcli (no NetworkManager with a radio runs here): the radio's state is a
+# file, "HARDWARE SOFTWARE"; `radio wifi on` switches the software side on, which only
+# helps when the hardware side is enabled (an rfkill hard block is not software's to undo).
+FAKE_NMCLI = """#!/bin/sh
+echo "$*" >> "$NMCLI_LOG"
+read -r hw sw < "$NMCLI_RADIO"
+case "$*" in
+  "radio wifi on") echo "$hw enabled" > "$NMCLI_RADIO" ;;
+  "-t -f WIFI-HW,WIFI radio")
+    [ "$hw" = enabled ] || sw=disabled
+    echo "$hw:$sw" ;;
+  "-t -f TYPE,STATE device") echo "wifi:disconnected"; echo "loopback:unmanaged" ;;
+esac
+"""
+
+
+def test_wifi_radio_left_off_by_the_image_is_switched_on(box_setup, tmp_path):
+    """NetworkManager's state file as Raspberry Pi OS Lite ships it (WirelessEnabled=false)
+    is set right at every boot, before NetworkManager reads it; other keys stay."""
+    args = setup_args(tmp_path)
+    state = tmp_path / "NetworkManager.state"
+    state.write_text(PI_GEN_NM_STATE)
+    assert box_setup.main(args) == 0
+    cp = configparser.ConfigParser()
+    cp.optionxform = str
+    cp.read_string(state.read_text())
+    assert dict(cp["main"]) == {"NetworkingEnabled": "true", "WirelessEnabled": "true",
+                                "WWANEnabled": "true"}
+    mtime = state.stat().st_mtime_ns
+    assert box_setup.main(args) == 0
+    assert state.stat().st_mtime_ns == mtime  # the next boot rewrites nothing
+    state.unlink()  # no state file yet (a fresh NetworkManager): one that says "on"
+    assert box_setup.main(args) == 0
+    assert "WirelessEnabled=true" in state.read_text()
+
+
+def host_notices(response) -> list[str]:  # type: ignore[no-untyped-def]
+    """The problems a host page shows at its top (base.html)."""
+    return re.findall(r'class="offline problem" role="alert">([^<]*)<',
+                      response.get_data(as_text=True))
+
+
+def test_wifi_radio_switched_on_after_networkmanager_or_the_tv_says_why(
+        box_setup, tmp_path, monkeypatch):
+    """svoyak-wifi-radio.service: `nmcli radio wifi on`; a radio that stays off (here a
+    hardware block) is reported on the TV's idle screen and the host's pages, in Russian
+    and English, and the report goes once the radio is on."""
+    from webui_kit import make_kit
+
+    args = setup_args(tmp_path)
+    assert box_setup.main(args) == 0
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "nmcli").write_text(FAKE_NMCLI)
+    (bin_dir / "nmcli").chmod(0o755)
+    radio, calls = tmp_path / "radio", tmp_path / "nmcli.log"
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setenv("NMCLI_RADIO", str(radio))
+    monkeypatch.setenv("NMCLI_LOG", str(calls))
+    settings_path = tmp_path / "data/settings.json"
+
+    radio.write_text("enabled disabled\n")  # what WirelessEnabled=false leaves
+    assert box_setup.main([*args, "--radio", "3"]) == 0
+    assert "radio wifi on" in calls.read_text().splitlines()
+    assert "wifi_error" not in json.loads(settings_path.read_text())
+
+    radio.write_text("disabled disabled\n")  # blocked in hardware: it stays off
+    assert box_setup.main([*args, "--radio", "1"]) == 1
+    settings = json.loads(settings_path.read_text())
+    assert settings["wifi_error_code"] == "radio" and "hardware" in settings["wifi_error"]
+    assert settings["wifi"]["ssid"]  # the box's Wi-Fi details stay right
+    kit = make_kit(tmp_path / "data")
+    try:
+        c = kit.app.test_client()
+        # (The pages carry the whole catalogue for their scripts: look at the notice only.)
+        for lang, words in (("ru", "радиомодуль Wi-Fi не включается"),
+                            ("en", "Wi-Fi radio does not switch on")):
+            c.get(f"/lang/{lang}")
+            body = c.get("/board").get_data(as_text=True)
+            notice = re.search(r'id="idle-wifi-off"[^>]*>([^<]*)<', body)
+            assert notice and words in notice[1], lang
+            assert 'id="idle-wifi"' not in body  # no QR code for a Wi-Fi nobody can join
+        c.post("/login", data={"pin": kit.services.settings.pin})
+        for lang, words in (("ru", "радиомодуль Wi-Fi"), ("en", "Wi-Fi radio")):
+            c.get(f"/lang/{lang}")
+            assert words in " ".join(host_notices(c.get("/host"))), lang
+
+        radio.write_text("enabled disabled\n")  # unblocked: the next check clears it
+        assert box_setup.main([*args, "--radio", "3"]) == 0
+        assert "wifi_error_code" not in json.loads(settings_path.read_text())
+        assert 'id="idle-wifi"' in c.get("/board").get_data(as_text=True)
+        assert not any("Wi-Fi radio" in n for n in host_notices(c.get("/host")))
+    finally:
+        kit.close()
+    # Joined to the venue by cable, a box needs no radio of its own: nothing to report.
+    request = tmp_path / "data/wifi-request.json"
+    request.write_text(json.dumps({"network": "venue-ethernet"}))
+    assert box_setup.main([*args, "--request", str(request)]) == 0
+    radio.write_text("disabled disabled\n")
+    assert box_setup.main([*args, "--radio", "0"]) == 0
+    assert "wifi_error_code" not in json.loads(settings_path.read_text())
+
+
+def test_wifi_radio_unit_runs_after_networkmanager():
+    cp = configparser.ConfigParser(strict=False, interpolation=None)
+    cp.optionxform = str
+    cp.read_string(render_template("svoyak-wifi-radio.service.j2"))
+    assert "NetworkManager.service" in cp["Unit"]["After"].split()
+    assert "svoyak-network-fallback.service" in cp["Unit"]["Before"].split()
+    cmd = cp["Service"]["ExecStart"].split()
+    assert cmd[0] == "/usr/local/sbin/svoyak-box-setup" and cmd[-2:] == ["--radio", "20"]
+
+
 # --- the real run ----------------------------------------------------------------------
 
 
@@ -384,13 +502,17 @@ def in_root(root: Path, *cmd: str) -> subprocess.CompletedProcess:
 def test_units_are_enabled_and_the_box_boots_to_the_kiosk(tree):
     root, _, _ = tree
     units = ["svoyak.service", "svoyak-kiosk.service", "svoyak-box-setup.service",
-             "svoyak-wifi-request.path", "NetworkManager.service", "avahi-daemon.service"]
+             "svoyak-wifi-request.path", "NetworkManager.service", "avahi-daemon.service",
+             "svoyak-wifi-radio.service"]
     r = subprocess.run(["systemctl", f"--root={root}", "is-enabled", *units],
                        capture_output=True, text=True)
     assert r.stdout.split() == ["enabled"] * len(units), r.stdout + r.stderr
     r = subprocess.run(["systemctl", f"--root={root}", "get-default"], capture_output=True,
                        text=True)
     assert r.stdout.strip() == "graphical.target"
+    # NetworkManager starts with the radio on (Raspberry Pi OS Lite may ship it off).
+    assert "WirelessEnabled=true" in (
+        root / "var/lib/NetworkManager/NetworkManager.state").read_text().splitlines()
 
 
 def unit(root: Path, name: str) -> configparser.ConfigParser:

@@ -160,10 +160,20 @@ class Settings:
 
     @property
     def problems(self) -> list[dict[str, str]]:
-        """What went wrong with the file, for the host screen ({"code", "ru", "en"})."""
+        """What went wrong with the file, and a Wi-Fi radio the box's set-up tool could not
+        switch on, for the host screen ({"code", "ru", "en"})."""
         with self._lock:
+            self._fresh()
             found = self._data.get("problems")
-        return [p for p in found if isinstance(p, dict)] if isinstance(found, list) else []
+            radio_off = self._data.get("wifi_error_code") == "radio"
+        out = [p for p in found if isinstance(p, dict)] if isinstance(found, list) else []
+        if radio_off:
+            from webui import i18n
+
+            out.append({"code": "wifi_radio",
+                        **{code: i18n.translate("board.wifi_radio_off", code)
+                           for code in ("ru", "en")}})
+        return out
 
     @property
     def pin(self) -> str:

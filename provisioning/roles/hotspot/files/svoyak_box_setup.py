@@ -14,7 +14,9 @@ The admin page asks for a change without root: the app writes {"ssid": ..., "pas
 network mode) to DATA/wifi-request.json, and svoyak-wifi-request.path runs this tool with
 --request, which applies it (or refuses it) and removes the file. With --fallback N (at
 boot, svoyak-network-fallback.service) it starts the box's own access point when the
-venue network is not up within N seconds.
+venue network is not up within N seconds. With --radio N (after NetworkManager,
+svoyak-wifi-radio.service) it switches the Wi-Fi radio on and, if the radio is still off
+after N seconds, tells the TV and the host why (settings.json's wifi_error_code "radio").
 It also seeds the app's settings.json (webui/settings.py) beside it: the Wi-Fi details and
 host address the TV's idle screen shows (always, from box.json), and the first host PIN
 (only while the app has none: a PIN changed on the admin page is kept).
@@ -160,8 +162,10 @@ def seed_settings(path: Path, box: dict, uid: int, gid: int, *, error: str | Non
     if error is not None:
         new["wifi"] = {"ssid": "", "password": "", "security": "WPA"}
         new["wifi_error"] = error
+        new.pop("wifi_error_code", None)
     else:
         new.pop("wifi_error", None)
+        new.pop("wifi_error_code", None)  # the radio is checked again after NetworkManager
         on_hotspot = box["network"]["mode"] == "hotspot" if hotspot is None else hotspot
         if on_hotspot:
             new["wifi"] = dict(box["wifi"])
@@ -242,6 +246,81 @@ def nmcli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["nmcli", *args], capture_output=True, text=True, check=False)
 
 
+NM_STATE = Path("/var/lib/NetworkManager/NetworkManager.state")
+
+
+def enable_radio_state(path: Path) -> bool:
+    """Raspberry Pi OS Lite, built without a Wi-Fi country, ships NetworkManager's state
+    file with ``WirelessEnabled=false`` (the Imager's first-boot script normally undoes
+    it): NetworkManager would then keep the radio off and the access point never comes
+    up. Run before NetworkManager starts, this sets it true; other keys stay."""
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        text = "[main]\n"
+    new = set_key(text, "main", "WirelessEnabled", "true")
+    if new == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, new, 0o644)
+    return True
+
+
+def radio_problem() -> str | None:
+    """Why the Wi-Fi radio is not on now (None when it is): NetworkManager's own view."""
+    r = nmcli("-t", "-f", "WIFI-HW,WIFI", "radio")
+    if r.returncode != 0:
+        return f"NetworkManager does not answer ({(r.stderr or r.stdout).strip()})"
+    hardware, _, software = r.stdout.strip().partition(":")
+    if hardware != "enabled":
+        return f"the Wi-Fi radio is {hardware or 'missing'} in hardware (rfkill hard block?)"
+    if software != "enabled":
+        return "NetworkManager keeps the Wi-Fi radio off"
+    devices = [line.split(":") for line in nmcli("-t", "-f", "TYPE,STATE",
+                                                  "device").stdout.splitlines()]
+    states = [d[1] for d in devices if len(d) > 1 and d[0] == "wifi"]
+    if not states:
+        return "no Wi-Fi device (wlan0) was found"
+    if all(s == "unavailable" for s in states):
+        return "the Wi-Fi device is unavailable (firmware, or rfkill)"
+    return None
+
+
+def mark_radio(path: Path, error: str | None, uid: int, gid: int) -> None:
+    """Tell the TV and the host (settings.json) that the radio is off and why, or clear it.
+    The box's Wi-Fi details stay: they are right, the radio is what is missing."""
+    settings = json.loads(path.read_text("utf-8")) if path.exists() else {}
+    new = dict(settings)
+    if error is not None:
+        new.update(wifi_error=f"the Wi-Fi radio is off: {error}", wifi_error_code="radio")
+    elif new.get("wifi_error_code") == "radio":
+        new.pop("wifi_error", None)
+        new.pop("wifi_error_code", None)
+    if new != settings:
+        write_atomic(path, json.dumps(new, ensure_ascii=False, indent=1), 0o600, gid, uid)
+
+
+def radio(args: argparse.Namespace, box: dict, uid: int, gid: int) -> int:
+    """After NetworkManager is up: switch the Wi-Fi radio on (what raspi-config does when
+    a country is set) and wait up to --radio seconds for it; if it stays off, the TV's
+    idle screen and the host page say so instead of offering a Wi-Fi nobody can join."""
+    nmcli("radio", "wifi", "on")
+    deadline = time.monotonic() + args.radio
+    while (problem := radio_problem()) is not None and time.monotonic() < deadline:
+        time.sleep(1)
+        nmcli("radio", "wifi", "on")
+    settings = args.data / "settings.json"
+    if problem is None:
+        mark_radio(settings, None, uid, gid)
+        print("svoyak-box-setup: the Wi-Fi radio is on")
+        return 0
+    print(f"svoyak-box-setup: {problem}", file=sys.stderr)
+    if box["network"]["mode"] == "venue-ethernet":
+        return 0  # the evening needs no radio of the box's
+    mark_radio(settings, problem, uid, gid)
+    return 1
+
+
 def fallback(args: argparse.Namespace, box: dict, uid: int, gid: int) -> int:
     """At boot, in a venue mode: wait for the venue connection; if it never comes up, bring
     the box's own access point up for this boot, so the evening still happens."""
@@ -302,6 +381,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reload", action="store_true", help="restart the access point now")
     p.add_argument("--fallback", type=float, metavar="SECONDS", default=None,
                    help="boot check: own Wi-Fi if the venue network is not up in SECONDS")
+    p.add_argument("--nm-state", type=Path, default=NM_STATE,
+                   help="NetworkManager's state file (its WirelessEnabled is set true)")
+    p.add_argument("--radio", type=float, metavar="SECONDS", default=None,
+                   help="after NetworkManager: switch the Wi-Fi radio on, say so if it stays off")
     args = p.parse_args(argv)
     venue_path = args.venue_keyfile or args.keyfile.with_name(f"{VENUE}.nmconnection")
     try:
@@ -353,7 +436,8 @@ def main(argv: list[str] | None = None) -> int:
         validate_network(box["network"])
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"svoyak-box-setup: {e}", file=sys.stderr)
-        if not requested and args.fallback is None and not stored_identity(path):
+        if not requested and args.fallback is None and args.radio is None \
+                and not stored_identity(path):
             # Never an access point with a password anyone could know: no identity, no
             # hotspot, and the TV says why (settings.json's wifi_error).
             write_if_changed(args.keyfile, None, 0o600)
@@ -364,12 +448,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.fallback is not None:
         return fallback(args, box, uid, gid)
+    if args.radio is not None:
+        return radio(args, box, uid, gid)
 
     text = json.dumps(box, ensure_ascii=False, indent=2) + "\n"
     args.data.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_text() != text:
         write_atomic(path, text, 0o640, gid)
     seed_settings(args.data / "settings.json", box, uid, gid)
+    if not requested:  # at boot, before NetworkManager reads it
+        try:
+            enable_radio_state(args.nm_state)
+        except OSError as e:
+            print(f"svoyak-box-setup: {args.nm_state}: {e}", file=sys.stderr)
     if args.template.exists():
         keyfile = render_keyfile(args.template.read_text("utf-8"), box["wifi"]["ssid"],
                                  box["wifi"]["password"], box["network"]["mode"] == "hotspot")
