@@ -184,7 +184,7 @@ def test_box_identity_is_made_once_and_kept(box_setup, tmp_path, capsys):
     ssid, psk, pin = box["wifi"]["ssid"], box["wifi"]["password"], box["host_pin"]
     assert re.fullmatch(r"Svoyak-[A-Z2-9]{4}", ssid)
     assert re.fullmatch(r"[a-z2-9]{10}", psk) and not set(psk) & set("01ilo")
-    assert re.fullmatch(r"\d{4}", pin)
+    assert re.fullmatch(r"\d{6}", pin)  # docs/webui.md: 6 digits on a new box
     parsed = nm_parse(key.read_text())
     assert parsed["wifi"]["ssid"] == ssid and parsed["wifi-security"]["psk"] == psk
     assert parsed["wifi"]["mode"] == "ap" and parsed["connection"].get("autoconnect") != "false"
@@ -194,6 +194,7 @@ def test_box_identity_is_made_once_and_kept(box_setup, tmp_path, capsys):
     settings = json.loads(settings_path.read_text())
     assert stat.S_IMODE(settings_path.stat().st_mode) == 0o600
     assert settings["wifi"] == box["wifi"] and settings["pin"] == pin
+    assert settings["pin_on_board"] is True  # nobody has seen it: the TV shows it
     assert settings["host_url"] == "http://10.42.0.1/host" and "wifi_error" not in settings
     # The next boot: same identity, nothing rewritten.
     mtime = key.stat().st_mtime_ns
@@ -215,6 +216,24 @@ def test_box_identity_is_made_once_and_kept(box_setup, tmp_path, capsys):
     assert box_setup.main([*args, "--psk", "short"]) == 2
     assert "8 to 63" in capsys.readouterr().err
     assert nm_parse(key.read_text())["wifi-security"]["psk"] == "long enough pw"
+    assert box_setup.main([*args, "--pin", "1234"]) == 2  # the app's rule: 6 to 12 digits
+    assert "6 to 12" in capsys.readouterr().err
+
+
+def test_an_older_boxs_four_digit_pin_is_replaced_and_its_wifi_kept(box_setup, tmp_path):
+    """box.json of a box made when the first PIN had 4 digits: the next boot gives it a
+    6-digit one instead of refusing the whole identity (which would mean no Wi-Fi), and
+    keeps its Wi-Fi; a PIN the app already has is the app's."""
+    args = setup_args(tmp_path)
+    assert box_setup.main(args) == 0
+    path = tmp_path / "data/box.json"
+    old = json.loads(path.read_text())
+    path.write_text(json.dumps({**old, "host_pin": "0427"}))
+    key = (tmp_path / "hotspot.nmconnection").read_text()
+    assert box_setup.main(args) == 0
+    box = json.loads(path.read_text())
+    assert re.fullmatch(r"\d{6}", box["host_pin"]) and box["wifi"] == old["wifi"]
+    assert (tmp_path / "hotspot.nmconnection").read_text() == key
 
 
 def test_no_identity_means_no_access_point_and_the_tv_says_why(box_setup, tmp_path):

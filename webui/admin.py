@@ -103,7 +103,7 @@ def change_pin() -> Any:
     pin = request.form.get("pin", "").strip()
     if not auth.valid_pin(pin):
         return _back("admin.pin_bad", 400)
-    services().settings.update({"pin": pin})
+    services().settings.update({"pin": pin, "pin_on_board": False})
     # Whoever knew the old PIN is logged out everywhere; this tablet stays logged in.
     end_host_sessions()
     from flask import current_app, session

@@ -177,7 +177,11 @@ class Frame:
         self.hub = hub
         self.game = hub.loop.current if game is None else game
         self.ui = hub.ui.to_json()
-        self.box = {"simulate": hub.simulate, "phone_buzzer": hub.phone_buzzer()}
+        settings = hub.settings.get()  # one copy for the whole frame
+        self.box = {"simulate": hub.simulate,
+                    "phone_buzzer": hub.simulate or bool(settings.get("casual_buzzer")),
+                    # The board drops a first PIN it shows once a host has logged in.
+                    "pin_on_board": bool(settings.get("pin_on_board"))}
         self._views: dict[str, dict[str, Any] | None] = {}
         self._actions: list[dict[str, Any]] | None = None
         self._host_actions: list[dict[str, Any]] | None = None

@@ -107,6 +107,8 @@ def login() -> Any:
             session.permanent = True
             resp = redirect(nxt)
             auth.remember_device(current_app, resp, device)
+            if services().settings.host_logged_in():
+                hub().broadcast()  # the TV stops showing the first PIN
             return resp
         if wait > 0:
             error = i18n.translate("login.locked", lang(), seconds=int(wait + 0.999))
@@ -166,8 +168,16 @@ def protocol(game: int) -> Any:
 
 
 @bp.get("/board")
-def board() -> str:
-    return render("board.html", host_url=host_url())
+def board() -> Any:
+    """The TV's board. Served to the kiosk on the box itself (loopback) while the box's
+    first PIN is unseen, its idle screen shows that PIN, so a fresh box's club can log in
+    with no keyboard; a phone on the Wi-Fi opening /board never gets it (docs/webui.md,
+    "The first PIN")."""
+    from webui.admission import is_loopback
+
+    first_pin = services().settings.first_pin() if is_loopback(request.remote_addr) else None
+    page = render("board.html", host_url=host_url(), first_pin=first_pin)
+    return page if first_pin is None else Response(page, headers={"Cache-Control": "no-store"})
 
 
 @bp.get("/play")

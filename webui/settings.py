@@ -2,7 +2,7 @@
 sound, language, buzzer mode. One small JSON file in the data directory, written
 atomically and fsynced with its directory (`webui.durable`), readable only by the service
 user (it holds the PIN in clear so that `svoyak serve` can print it on the console the
-club's technician looks at).
+club's technician looks at, and the TV can show a first PIN: `first_pin`).
 
 A settings file that cannot be read (a damaged card, a hand edit gone wrong) does not stop
 the box: it is moved aside as `settings.json.damaged-N`, the defaults take its place with a
@@ -44,6 +44,9 @@ DEFAULTS: dict[str, Any] = {
     # The box's address on its own Wi-Fi (NetworkManager's shared mode): the captive
     # portal's redirects point there.
     "portal_address": "10.42.0.1",
+    # A PIN the box made itself and nobody has seen yet: the TV shows it (`first_pin`)
+    # until the host first logs in or sets another.
+    "pin_on_board": False,
 }
 
 
@@ -104,6 +107,7 @@ class Settings:
         self._data = self._load()
         if not self._data.get("pin"):
             self._data["pin"] = new_pin()  # set on first start
+            self._data["pin_on_board"] = True
             self._write()
 
     def _load(self) -> dict[str, Any]:
@@ -121,11 +125,11 @@ class Settings:
             problem = {
                 "code": "settings",
                 "ru": f"Файл настроек был повреждён и заменён настройками по умолчанию "
-                      f"(старый сохранён как {aside.name}); PIN новый — он в консоли коробки. "
-                      f"Игры не затронуты.",
+                      f"(старый сохранён как {aside.name}); PIN новый — он показан на телевизоре "
+                      f"коробки до первого входа. Игры не затронуты.",
                 "en": f"The settings file was damaged and replaced with the defaults (the "
                       f"old one is kept as {aside.name}); the PIN is new and shown on the "
-                      f"box's console. No game was affected."}
+                      f"box's TV until the host logs in. No game was affected."}
             self._mtime = None
             return {**deepcopy(DEFAULTS), "problems": [problem]}
         return _valid(_merge(DEFAULTS, stored))
@@ -180,6 +184,24 @@ class Settings:
         with self._lock:
             self._fresh()
             return str(self._data["pin"])
+
+    def first_pin(self) -> str | None:
+        """The PIN while the box shows it on its own TV: one it made itself, until the host
+        first logs in (`host_logged_in`) or sets another. Only the kiosk on the box itself
+        is given it (pages.board); a phone on the Wi-Fi never is."""
+        with self._lock:
+            self._fresh()
+            return str(self._data["pin"]) if self._data.get("pin_on_board") else None
+
+    def host_logged_in(self) -> bool:
+        """A host logged in: the TV stops showing the first PIN. True when that changed."""
+        with self._lock:
+            self._fresh()
+            if not self._data.get("pin_on_board"):
+                return False
+            self._data["pin_on_board"] = False
+            self._write()
+            return True
 
     def request_wifi(self, ssid: str, password: str, network: str | None = None) -> None:
         """Ask for a new Wi-Fi name and password (see WIFI_REQUEST), or with `network` for

@@ -14,6 +14,8 @@ function render(data) {
   if (data.box && data.box.sound) { Sound.volume = data.box.sound.volume; Sound.mute = data.box.sound.mute; }
 
   $("idle").hidden = data.game != null;
+  // A first PIN shown to the box's own TV goes as soon as a host has logged in.
+  if (data.box && !data.box.pin_on_board && $("idle-pin")) $("idle-pin").remove();
   $("paused").hidden = !data.ui.paused;
   // The lamp in words and an icon, not colour alone: on, someone answers (who), or wait.
   const lampOn = !!v.lamp;

@@ -8,7 +8,7 @@ keyfile from its template (which holds no name or password) and box.json, every 
 escaped as NetworkManager's key file format requires. Without a valid identity it writes
 no keyfile at all (and removes an old one): never an access point with a known password;
 settings.json's wifi_error then tells the TV why. Options change the identity:
-    svoyak-box-setup --ssid "Club Wi-Fi" --psk "a long password" --pin 4321 --reload
+    svoyak-box-setup --ssid "Club Wi-Fi" --psk "a long password" --pin 246810 --reload
 The admin page asks for a change without root: the app writes {"ssid": ..., "password":
 ...} (or {"network": "venue-wifi" | "venue-ethernet" | "hotspot", ...} for the venue
 network mode) to DATA/wifi-request.json, and svoyak-wifi-request.path runs this tool with
@@ -44,6 +44,16 @@ PSK_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 SUFFIX_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
 
+# The host PIN: 6 digits on a new box, 6 to 12 when set (the app's rule, webui/auth.py and
+# docs/webui.md: a stranger on the Wi-Fi needs weeks to guess 6 under the login's limits).
+PIN_DIGITS = 6
+PIN_RULE = re.compile(r"[0-9]{6,12}")
+
+
+def new_pin() -> str:
+    return f"{secrets.randbelow(10 ** PIN_DIGITS):0{PIN_DIGITS}d}"
+
+
 def generate(ssid_prefix: str, address: str) -> dict:
     suffix = "".join(secrets.choice(SUFFIX_ALPHABET) for _ in range(4))
     return {
@@ -52,7 +62,7 @@ def generate(ssid_prefix: str, address: str) -> dict:
             "password": "".join(secrets.choice(PSK_ALPHABET) for _ in range(10)),
             "security": "WPA",
         },
-        "host_pin": f"{secrets.randbelow(10000):04d}",
+        "host_pin": new_pin(),
         "address": address,
     }
 
@@ -63,8 +73,8 @@ def validate(box: dict) -> None:
         raise ValueError("the Wi-Fi name must be 1 to 32 bytes on one line")
     if not (8 <= len(psk) <= 63 and all(32 <= ord(c) < 127 for c in psk)):
         raise ValueError("the Wi-Fi password must be 8 to 63 printable ASCII characters")
-    if not re.fullmatch(r"\d{4,8}", box["host_pin"]):
-        raise ValueError("the host PIN must be 4 to 8 digits")
+    if not PIN_RULE.fullmatch(box["host_pin"]):
+        raise ValueError("the host PIN must be 6 to 12 digits")
 
 
 def write_atomic(path: Path, text: str, mode: int, gid: int = -1, uid: int = -1) -> None:
@@ -179,6 +189,9 @@ def seed_settings(path: Path, box: dict, uid: int, gid: int, *, error: str | Non
         new["network"] = box["network"]["mode"]
     if box and not new.get("pin"):
         new["pin"] = box["host_pin"]
+        # A first PIN nobody has seen: the TV shows it until the host first logs in
+        # (webui.settings, docs/webui.md "The first PIN").
+        new["pin_on_board"] = True
     if new != settings:
         write_atomic(path, json.dumps(new, ensure_ascii=False, indent=1), 0o600, gid, uid)
 
@@ -418,6 +431,8 @@ def main(argv: list[str] | None = None) -> int:
             args.psk = args.psk if args.psk is not None else fixed.get("password") or None
         box = None if args.regenerate or not path.exists() else json.loads(path.read_text())
         box = box or generate(args.ssid_prefix, args.address)
+        if not PIN_RULE.fullmatch(str(box.get("host_pin", ""))):
+            box["host_pin"] = new_pin()  # an older box's 4 digits (the app keeps its own)
         if args.ssid is not None:
             box["wifi"]["ssid"] = args.ssid
         if args.psk is not None:
