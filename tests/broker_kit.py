@@ -2,8 +2,11 @@
 
 `render(tmp)` applies the role with ansible-playbook on this machine (connection local,
 without the package install and systemd units) into a temporary directory, so the tests
-run exactly the configuration a director box gets. `Broker` starts, kills and restarts
-that mosquitto; `add_user` writes a password the way the director's admin does."""
+run exactly the configuration a director box gets, with the data directory's permissions
+the box has (`DATA`: its owner's alone, 0750, a group the broker is not in). `Broker`
+starts, kills and restarts that mosquitto, running first what the role's drop-in for
+mosquitto.service runs before a start and a reload (the broker's copy of the passwords);
+`add_user` writes a password the way the director's admin does, into `passwd_file(tmp)`."""
 
 from __future__ import annotations
 
@@ -31,14 +34,28 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+DATA = "data"  # the director's data directory inside broker_dir()
+
+
 def broker_dir() -> Path:
-    """A directory the broker can read after it drops root for its own user (pytest's own
-    temporary directories are private to root). The caller removes it."""
+    """A directory the broker can read after it drops root for its own user, as /etc and
+    /run are on the box (pytest's own temporary directories are private to root), with
+    the director's data directory in it as locked down as on the box: owned by the service
+    user (here root) and its own group, 0750, which the broker cannot enter. The caller
+    removes it."""
     tmp = Path(tempfile.mkdtemp(prefix="svoyak-broker-"))
     if os.geteuid() == 0:
         shutil.chown(tmp, "root", "mosquitto")
         tmp.chmod(0o750)
+    data = tmp / DATA
+    data.mkdir(mode=0o750)
+    data.chmod(0o750)  # provisioning's app role: owner svoyak, group svoyak, 0750
     return tmp
+
+
+def passwd_file(tmp: Path) -> Path:
+    """The password file the director's app writes (the role's broker_passwd)."""
+    return tmp / DATA / "broker" / "passwd"
 
 
 def render(tmp: Path, port: int) -> Path:
@@ -64,7 +81,10 @@ def render(tmp: Path, port: int) -> Path:
     broker_install: false
     svoyak_address: 127.0.0.1
     broker_port: {port}
-    svoyak_data_dir: {tmp}
+    svoyak_data_dir: {tmp / DATA}
+    broker_passwd_copy: {tmp}/run/svoyak.passwd
+    broker_passwd_tool: {ROLES}/broker/files/svoyak-broker-passwd
+    broker_dropin: {tmp}/mosquitto.service.d/svoyak.conf
     broker_conf: {tmp}/mosquitto.conf
     broker_acl: {tmp}/svoyak.acl
     broker_passwd_owner: {user}
@@ -93,17 +113,42 @@ def add_user(passwd: Path, user: str, password: str) -> None:
                    capture_output=True, timeout=30)
 
 
+def dropin(tmp: Path) -> dict[str, list[list[str]]]:
+    """The commands of the role's drop-in for mosquitto.service, by setting (an empty
+    ExecReload= resets the list, as systemd reads it)."""
+    out: dict[str, list[list[str]]] = {}
+    path = tmp / "mosquitto.service.d" / "svoyak.conf"
+    for line in path.read_text().splitlines() if path.exists() else []:
+        key, sep, value = line.partition("=")
+        if sep and key.startswith("Exec"):
+            out.setdefault(key, [])
+            if value:
+                out[key].append(value.split())
+            else:
+                out[key].clear()
+    return out
+
+
 class Broker:
     """mosquitto -c CONF on loopback; `kill()` is SIGKILL (a pulled cord), `start()` again
-    reuses its persistence directory."""
+    reuses its persistence directory. Before a start and a reload it runs the role's
+    drop-in commands, as systemd does on the box."""
 
     def __init__(self, conf: Path, port: int):
         self.conf = conf
         self.port = port
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = conf.parent / "mosquitto.log"
+        self.exec = dropin(conf.parent)
+
+    def _run(self, key: str) -> None:
+        for cmd in self.exec.get(key, []):
+            if cmd[0] == "/bin/kill":  # ExecReload's SIGHUP: sent by reload() itself
+                continue
+            subprocess.run(cmd, check=True, capture_output=True, timeout=30)
 
     def start(self, wait_s: float = 10.0) -> Broker:
+        self._run("ExecStartPre")
         log = open(self.log_path, "ab")  # noqa: SIM115
         self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
@@ -125,6 +170,7 @@ class Broker:
     def reload(self) -> None:
         """SIGHUP: re-read the password file (what svoyak-broker-reload does on the box)."""
         if self.proc is not None:
+            self._run("ExecReload")
             self.proc.send_signal(signal.SIGHUP)
             time.sleep(0.3)
 

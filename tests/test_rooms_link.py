@@ -5,7 +5,10 @@ republishing after a lost link, file carry, and the broker's refusals."""
 from __future__ import annotations
 
 import json
+import pwd
 import shutil
+import stat
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,7 +38,7 @@ def broker() -> Any:
     port = broker_kit.free_port()
     conf = broker_kit.render(tmp, port)
     for user, pw in PASSWORDS.items():
-        broker_kit.add_user(tmp / "broker" / "passwd", user, pw)
+        broker_kit.add_user(broker_kit.passwd_file(tmp), user, pw)
     b = broker_kit.Broker(conf, port).start()
     yield b
     b.stop()
@@ -305,7 +308,7 @@ def test_broker_template_can_bind_to_an_interface(tmp_path: Path) -> None:
         broker_kit.ROLES / "broker" / "templates"), undefined=jinja2.StrictUndefined)
     port = broker_kit.free_port()
     text = env.get_template("mosquitto.conf.j2").render(
-        ansible_managed="test", broker_pid_file="", broker_passwd="/nonexistent",
+        ansible_managed="test", broker_pid_file="", broker_passwd_copy="/nonexistent",
         broker_acl="/nonexistent", broker_port=port, broker_interface="lo",
         broker_address="ignored", broker_persistence_dir="/nonexistent/",
         broker_autosave_s=30, broker_max_queued=10, broker_log_dest="stderr")
@@ -381,3 +384,43 @@ def test_a_battle_replayed_by_the_director_leaves_its_room(broker: Any, tmp_path
         director.close()
         dloop.stop()
         dstore.close()
+
+
+def test_a_room_joined_while_the_broker_runs_gets_in_after_the_reload(
+        broker: Any, tmp_path: Path) -> None:
+    """The director's admin adds a room's code to the password file in its locked-down data
+    directory; the broker, which cannot read it there, gets it through its reload (the
+    role's drop-in copies the file as root first, as svoyak-broker-reload.path asks)."""
+    passwd = broker_kit.passwd_file(broker.conf.parent)
+    data = passwd.parent.parent
+    assert stat.S_IMODE(data.stat().st_mode) == 0o750 and data.stat().st_gid == 0
+    broker_kit.add_user(passwd, "room7", "GGGG-HHHH")
+    early, seen = _client(broker, "room7", "GGGG-HHHH")
+    early.loop_stop()
+    assert seen["connect"].is_failure  # not reloaded yet
+    broker.reload()
+    late, seen = _client(broker, "room7", "GGGG-HHHH")
+    try:
+        assert not seen["connect"].is_failure
+    finally:
+        late.disconnect()
+        late.loop_stop()
+    # The copy is the broker's own; the service user cannot point the root-side copy at a
+    # file it may not read (a symlink planted in its directory is refused, the copy kept).
+    copy = broker.conf.parent / "run" / "svoyak.passwd"
+    st = copy.stat()
+    assert stat.S_IMODE(st.st_mode) == 0o600
+    assert st.st_uid == pwd.getpwnam("mosquitto").pw_uid
+    secret = tmp_path / "secret"
+    secret.write_text("root:not-for-the-broker\n")
+    saved = passwd.read_bytes()
+    passwd.unlink()
+    passwd.symlink_to(secret)
+    try:
+        tool = broker_kit.ROLES / "broker" / "files" / "svoyak-broker-passwd"
+        r = subprocess.run([str(tool), str(passwd), str(copy)], capture_output=True, text=True)
+        assert r.returncode == 2 and "refused" in r.stderr
+        assert b"not-for-the-broker" not in copy.read_bytes()
+    finally:
+        passwd.unlink()
+        passwd.write_bytes(saved)

@@ -210,7 +210,7 @@ def venue(tmp_path: Path) -> Any:
     broker = broker_kit.Broker(conf, port)
     boxes: list[Box] = []
     try:
-        yield tmp_path, broker, bdir / "broker" / "passwd", boxes
+        yield tmp_path, broker, broker_kit.passwd_file(bdir), boxes
     finally:
         for b in boxes:
             b.stop()
