@@ -52,6 +52,7 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool,
     """Store, loop, buttons and web UI over one data directory. Runs in the server's worker
     process (after the fork), so every thread lives beside the game loop. `listen` is the
     address the server listens on (the host page's QR code names only a reachable one)."""
+    from appliance.runtime import space
     from appliance.runtime.loop import GameLoop
     from appliance.runtime.store import Store, db_path
     from appliance.runtime.systemd import Watchdog
@@ -60,6 +61,7 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool,
     from webui.settings import Settings
 
     data.mkdir(parents=True, exist_ok=True)
+    space.at_start(data)  # a full card gives back its reserve before the log opens
     store = Store(db_path(data))
     loop = GameLoop(store)
     library = _library(data)
@@ -177,6 +179,7 @@ def urls(host: str, port: int) -> list[str]:
 
 
 def serve(args: argparse.Namespace) -> int:
+    from appliance.runtime import space
     from appliance.runtime.store import data_dir
     from webui.server import Server
     from webui.settings import Settings
@@ -184,6 +187,9 @@ def serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     data = data_dir(args.data).resolve()
     data.mkdir(parents=True, exist_ok=True)
+    if space.at_start(data):  # before anything writes: a full card gives its reserve back
+        print(f"The data partition is full ({space.free_bytes(data)} bytes free): delete "
+              "packages on the admin page", flush=True)
     settings = Settings(data)  # creates the PIN on first start
     mode = "simulator" if args.simulate else "GPIO buttons"
     print(f"Svoyak is starting ({mode}), data in {data}", flush=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import io
 import os
+import re
 from pathlib import Path
 
 from webui_kit import Kit, make_kit
@@ -90,3 +91,73 @@ def test_disk_full_in_a_game_and_an_upload_is_reported_and_loses_nothing(small_d
         assert log[:len(committed)] == committed  # nothing committed was lost
     finally:
         again.close()
+
+
+# A real SIGame package with media files (shared/ sits beside the repository).
+MEDIA_PACKAGE = Path(__file__).resolve().parents[2] / "shared/fixtures/siq/v4-media.siq"
+
+
+def test_a_full_card_at_start_never_stops_the_box(small_disk, tmp_path):
+    """The card filled to the last byte with a game under way, then a restart: the server
+    comes up (it used to exit on SQLite's "disk I/O error" for ever), resumes the game with
+    every committed event, says the card is full on the board and on the host's pages (in
+    Russian and English), and the host frees space by deleting a package on the admin page,
+    after which the notices go and the box has its space reserve again."""
+    from webui_kit import Server
+
+    from appliance.runtime import space
+    from svoyak.serve import build
+
+    pid = Library(small_disk).import_file(MEDIA_PACKAGE)
+    box = build(small_disk, simulate=True, pins=None, demo=True)
+    try:
+        assert space.reserved(small_disk) and not space.full(small_disk)
+        game = box.loop.current
+        fc = box.app.test_client()
+        fc.post("/login", data={"pin": box.services.settings.pin})
+        sock = box.socketio.test_client(box.app, flask_test_client=fc, auth={"role": "host"})
+        assert sock.emit("command", {"type": "announce"}, callback=True)["ok"]
+        assert 'id="disk-full"' not in fc.get("/board").get_data(as_text=True)
+    finally:
+        box.close()
+    with Store(db_path(small_disk)) as store:
+        committed = [e.to_json() for e in store.log(game)]
+    assert not (small_disk / "svoyak.db-shm").exists()  # closed: the next open makes it
+    filler = fill(small_disk)
+    assert space.free_bytes(small_disk) == 0
+
+    # The real server, as the unit starts it, on the full card: it answers (having given
+    # back its reserve), and the same start in-process shows the rest.
+    server = Server(small_disk).start()
+    try:
+        assert "The data partition is full" in server.output()
+        assert not space.reserved(small_disk) and space.free_bytes(small_disk) > 0
+    finally:
+        server.stop()
+    box = build(small_disk, simulate=True, pins=None, demo=True)
+    try:
+        assert box.loop.current == game  # resumed, not a new demo game
+        log = [e.to_json() for e in box.store.log(game)]
+        assert log[:len(committed)] == committed  # nothing acknowledged is lost
+        assert space.full(small_disk)
+        board = box.app.test_client().get("/board").get_data(as_text=True)
+        assert 'id="disk-full"' in board
+        fc = box.app.test_client()
+        assert fc.post("/login", data={"pin": box.services.settings.pin}).status_code == 302
+        for lang, words in (("ru", "Карта памяти коробки заполнена"),
+                            ("en", "memory card is full")):
+            fc.get(f"/lang/{lang}")
+            notices = re.findall(r'class="offline problem" role="alert">([^<]*)<',
+                                 fc.get("/admin/").get_data(as_text=True))
+            assert any(words in n for n in notices), (lang, notices)
+        # The host frees space: the package goes, its media with it, the reserve is back.
+        r = fc.post(f"/admin/packages/{pid}/delete")
+        assert r.status_code == 200 and r.get_json()["ok"], r.get_data(as_text=True)[-2000:]
+        assert space.reserved(small_disk) and not space.full(small_disk)
+        assert 'id="disk-full"' not in box.app.test_client().get("/board").get_data(
+            as_text=True)
+        assert not re.findall(r'class="offline problem" role="alert">([^<]*full[^<]*)<',
+                              fc.get("/admin/").get_data(as_text=True))
+    finally:
+        box.close()
+        filler.unlink()

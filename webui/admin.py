@@ -197,6 +197,9 @@ def delete_package(pid: int) -> Any:
         lib.delete(pid)
     except LibraryError:
         abort(404)
+    from appliance.runtime import space
+
+    space.keep(services().data_dir)  # room again: the reserve for the next full card
     hub().broadcast()
     return jsonify({"ok": True})
 
