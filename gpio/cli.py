@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 
 from . import factory, pinmap, selftest
@@ -58,8 +59,34 @@ def _test(args: argparse.Namespace) -> int:
         print(f"svoyak: {e}\nsvoyak: GPIO недоступен: {e.reason}; проводные кнопки "
               f"отключены (см. {e.check}). Without GPIO: --simulate", file=sys.stderr)
         return 3
-    selftest.run(pin_map, choice, step_s=args.step, seconds=args.seconds)
+    try:
+        selftest.run(pin_map, choice, step_s=args.step, seconds=args.seconds)
+    except Exception as e:
+        if choice.simulated or not pins_busy(e):
+            raise
+        print(BUSY, file=sys.stderr)
+        return 4
     return 0
+
+
+# lgpio refuses a line another process has claimed ("GPIO busy"): on a running box, the
+# game service holds every button and the lamp.
+BUSY = ("svoyak: GPIO занят: контакты кнопок и лампы держит служба игры (svoyak.service). "
+        "Остановите её — sudo systemctl stop svoyak — и повторите проверку; потом запустите "
+        "снова: sudo systemctl start svoyak (или перезагрузите коробку).\n"
+        "svoyak: GPIO busy: the game service (svoyak.service) holds the buttons' and the "
+        "lamp's pins. Stop it with `sudo systemctl stop svoyak`, run the test again, then "
+        "start it again with `sudo systemctl start svoyak` (or restart the box).")
+
+
+def pins_busy(error: BaseException) -> bool:
+    """The pins are claimed by another process (lgpio's "GPIO busy", EBUSY)."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if "busy" in str(seen).lower() or getattr(seen, "errno", None) == errno.EBUSY:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _map(args: argparse.Namespace) -> int:

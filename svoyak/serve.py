@@ -73,6 +73,9 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool,
     services.extras["listen"] = listen
     hardware = None
     loop.start()
+    # The watchdog's first ping right after the loop is up (the buttons, the rooms link and
+    # the web UI still to come), not at the end: systemd counts from the master's READY=1.
+    watchdog = Watchdog(healthy=lambda: _loop_answers(loop)).start()
     import gpio
 
     fault = None
@@ -104,8 +107,6 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool,
             games.start("battle", ["Анна", "Борис", "Вера"], "demo:battle")
         except Exception:
             logging.getLogger("svoyak").exception("could not start the demo game")
-
-    watchdog = Watchdog(healthy=lambda: _loop_answers(loop)).start()
 
     def close() -> None:
         watchdog.stop()

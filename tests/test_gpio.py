@@ -564,3 +564,30 @@ def test_start_wires_submit_and_subscribe(tmp_path):
         assert rec.presses() == [(1, 123_456_789, "button")]
     finally:
         h.close()
+
+
+# -- `svoyak buttons test` on a running box ---------------------------------------------------
+
+class _LgpioError(Exception):
+    """lgpio's own exception (lgpio.error): lgpio is not installed off a Pi."""
+
+
+class _BusyFactory(type(mock_factory())):  # type: ignore[misc]
+    """What lgpio does while svoyak.service holds the lines: every claim is refused."""
+
+    def pin(self, spec, **kw):  # type: ignore[no-untyped-def]
+        raise _LgpioError("'GPIO busy'")
+
+
+def test_buttons_test_while_the_service_holds_the_pins_says_how_to_stop_it(
+        monkeypatch, capsys) -> None:
+    from gpio import factory
+    from svoyak.cli import main
+
+    monkeypatch.setattr(factory, "choose", lambda simulate=False: Choice(
+        _BusyFactory(revision="c03111"), "lgpio"))
+    assert main(["buttons", "test", "--seconds", "0", "--step", "0"]) == 4
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "GPIO занят" in err and "GPIO busy" in err  # Russian and English
+    assert "sudo systemctl stop svoyak" in err and "sudo systemctl start svoyak" in err

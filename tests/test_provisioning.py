@@ -97,6 +97,7 @@ def render_template(name: str, **extra: object) -> str:
     defaults = yaml.safe_load((PROV / "group_vars/all.yml").read_text())
     env = jinja2.Environment(undefined=jinja2.StrictUndefined)
     env.filters["to_uuid"] = lambda v: str(uuid.uuid5(uuid.NAMESPACE_URL, v))
+    env.filters["regex_replace"] = lambda v, pattern, repl: re.sub(pattern, repl, v)
     path = next(PROV.glob(f"roles/*/templates/{name}"))
     return env.from_string(path.read_text()).render(
         **{**defaults, "ansible_managed": "test", **extra})
@@ -437,6 +438,24 @@ def test_wifi_radio_switched_on_after_networkmanager_or_the_tv_says_why(
     assert "wifi_error_code" not in json.loads(settings_path.read_text())
 
 
+def unit_list(text: str, key: str) -> list[str]:
+    """Every value of a list setting of a unit, over all its lines (systemd adds them up;
+    configparser would keep the last line only)."""
+    return [v for line in text.splitlines() if line.startswith(f"{key}=")
+            for v in line.split("=", 1)[1].split()]
+
+
+def test_kiosk_starts_beside_the_server_and_the_heartbeat_is_in_ram():
+    """The kiosk's unit does not wait for the server's READY=1 (its own page says
+    «Запускается…»); the server's unit gives gunicorn a directory in RAM."""
+    kiosk = render_template("svoyak-kiosk.service.j2")
+    assert "svoyak.service" in unit_list(kiosk, "Wants")
+    assert "svoyak.service" not in unit_list(kiosk, "After")
+    app = configparser.ConfigParser(strict=False, interpolation=None)
+    app.read_string(render_template("svoyak.service.j2"))
+    assert app["Service"]["RuntimeDirectory"] == "svoyak"
+
+
 def test_wifi_radio_unit_runs_after_networkmanager():
     cp = configparser.ConfigParser(strict=False, interpolation=None)
     cp.optionxform = str
@@ -509,7 +528,9 @@ def test_first_run_changes_and_second_run_changes_nothing(tree):
     _, first, second = tree
     assert recap(first)[1] > 20
     ok, changed, unreachable, failed = recap(second)
-    tasks = re.findall(r"^TASK \[(.+?)\] \**\n(?:.*\n)*?changed: ", second, re.M)
+    tasks = [name for name, body in re.findall(r"^TASK \[(.+?)\] \**\n((?:(?!TASK \[).*\n)*)",
+                                               second, re.M)
+             if re.search(r"^changed: ", body, re.M)]  # the tasks that changed, by name
     assert (changed, unreachable, failed) == (0, 0, 0), (tasks, second[-6000:])
 
 
@@ -557,6 +578,7 @@ def test_service_runs_svoyak_serve_as_its_own_user_with_a_watchdog(tree):
     assert svc["WorkingDirectory"] == "/var/lib/svoyak"
     assert "LG_WD=/var/lib/svoyak" in svc["Environment"].split()
     assert svc["StateDirectory"] == "svoyak svoyak/tmp" and svc["ProtectSystem"] == "strict"
+    assert svc["RuntimeDirectory"] == "svoyak"  # gunicorn's heartbeat: RAM, not the card
     # Uploads are staged on the data partition, never on the small (or RAM) root.
     assert "TMPDIR=/var/lib/svoyak/tmp" in svc["Environment"].split()
     passwd = (root / "etc/passwd").read_text()
@@ -680,6 +702,10 @@ def test_dns_answers_every_name_with_the_box(tree):
 def test_kiosk_shows_the_board(tree):
     root, _, _ = tree
     svc = unit(root, "svoyak-kiosk.service")
+    # Beside the server: After=svoyak.service would wait for its READY=1.
+    text = (root / "etc/systemd/system/svoyak-kiosk.service").read_text()
+    assert "svoyak.service" in unit_list(text, "Wants")
+    assert "svoyak.service" not in unit_list(text, "After")
     assert svc["Service"]["ExecStart"].startswith("/usr/bin/cage ")
     # The last connected output: a TV on either HDMI port, never one board on two screens.
     assert svc["Service"]["ExecStart"].split()[1:5] == ["-d", "-s", "-m", "last"]

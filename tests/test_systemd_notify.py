@@ -77,3 +77,40 @@ def test_watchdog_without_systemd_starts_no_thread():
     dog = systemd.Watchdog(env={}).start()
     assert dog.interval is None and dog._thread is None
     dog.stop()
+
+
+def test_watchdogs_first_ping_comes_at_once(listener):
+    """systemd counts WatchdogSec from the master's READY=1, before the worker has even
+    built the app: the first ping must not wait an interval (15 s on the box)."""
+    sock, path = listener
+    env = {"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "30000000"}  # a ping every 15 s
+    sock.settimeout(2)
+    dog = systemd.Watchdog(env=env).start()
+    try:
+        assert sock.recv(64) == b"WATCHDOG=1"
+    finally:
+        dog.stop()
+
+
+def test_serve_pings_the_watchdog_before_the_web_ui_is_built(listener, tmp_path, monkeypatch):
+    """`svoyak serve`'s worker: the first ping is sent as soon as the game loop is up,
+    before the buttons, the rooms link and the web UI (the slow part on a Pi)."""
+    import webui.app
+    from svoyak.serve import build
+
+    sock, path = listener
+    monkeypatch.setenv("NOTIFY_SOCKET", path)
+    monkeypatch.setenv("WATCHDOG_USEC", "30000000")
+    monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
+    seen: list[bytes] = []
+    real = webui.app.create_app
+
+    def create_app(services):  # type: ignore[no-untyped-def]
+        sock.settimeout(3)
+        seen.append(sock.recv(64))  # already sent, or sent while we wait
+        return real(services)
+
+    monkeypatch.setattr(webui.app, "create_app", create_app)
+    box = build(tmp_path, simulate=True, pins=None, demo=False)
+    box.close()
+    assert seen == [b"WATCHDOG=1"]

@@ -30,6 +30,20 @@ def public_limit(threads: int = THREADS) -> int:
     return max(threads - RESERVED, 1)
 
 
+def heartbeat_dir() -> str | None:
+    """Where gunicorn keeps its worker's heartbeat file, which it touches every second or
+    so: in RAM, never on the card (the default, the temporary directory, is the data
+    partition on the box; about 165 MiB a day of writes while idle). The unit's
+    RuntimeDirectory= (systemd names it in RUNTIME_DIRECTORY), else /dev/shm; None (the
+    default) on a system with neither."""
+    import os
+
+    for candidate in (os.environ.get("RUNTIME_DIRECTORY", "").split(":")[0], "/dev/shm"):
+        if candidate and os.path.isdir(candidate) and os.access(candidate, os.W_OK):
+            return candidate
+    return None
+
+
 class Server(BaseApplication):
     def __init__(self, factory: Callable[[], Any], host: str, port: int,
                  on_exit: Callable[[], None] | None = None, *, threads: int = THREADS):
@@ -47,6 +61,7 @@ class Server(BaseApplication):
             "errorlog": "-",
             "loglevel": "warning",
             "worker_exit": self._worker_exit,
+            "worker_tmp_dir": heartbeat_dir(),
         }
         super().__init__()
 

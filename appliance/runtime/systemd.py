@@ -77,11 +77,16 @@ class Watchdog:
             self._thread.join()
 
     def _run(self) -> None:
+        # The first ping at once, not an interval later: systemd's clock runs from the
+        # master's READY=1, and the worker's start (imports, the log, the game's resume)
+        # already took part of it; on the slowest Pi the margin is what is left.
         assert self.interval is not None
-        while not self._stop.wait(self.interval):
+        while True:
             try:
                 ok = self.healthy()
             except Exception:  # a failing health check is an unhealthy server
                 ok = False
             if ok:
                 notify("WATCHDOG=1", self.env)
+            if self._stop.wait(self.interval):
+                return
