@@ -116,10 +116,15 @@ class RoomBox:
         existing = self.game_of(_id(a))
         if existing is not None:
             return existing
-        game = int(self.loop.new_game("battle", a["setup"]).result(10))
-        with self.db.write() as c:
-            c.execute("INSERT INTO rooms_outbox (game, battle, room, started, assignment) "
-                      "VALUES (?,?,?,?,?)", (game, a["battle"], self.room, self.wall(), _id(a)))
+        started = self.wall()
+
+        def outbox(conn: Any, game: int) -> None:  # in the game's own transaction
+            conn.execute("INSERT INTO rooms_outbox (game, battle, room, started, assignment) "
+                         "VALUES (?,?,?,?,?)", (game, a["battle"], self.room, started, _id(a)))
+
+        # the game and its outbox row together: a power cut leaves both or neither, never a
+        # battle game the director would not hear of
+        game = int(self.loop.new_game("battle", a["setup"], also=outbox).result(10))
         self._kick.set()
         return game
 

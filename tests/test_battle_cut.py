@@ -172,3 +172,37 @@ def test_start_up_closes_a_battle_game_the_tournament_does_not_count(baseline: P
     finally:
         again.stop()
         again.store.close()
+
+
+def test_a_room_box_writes_its_battle_game_and_outbox_row_together(tmp_path: Path,
+                                                                  monkeypatch: Any) -> None:
+    """A room box (rooms/room.py) starts the battle the director assigned: its game and the
+    outbox row that sends the game to the director are one transaction. A failing outbox
+    write (a trigger standing in for the cut) leaves no game behind, so no battle game the
+    director would never hear of can become the room's current game."""
+    from rooms.link import Broker
+    from rooms.room import RoomBox
+
+    store = Store(tmp_path / "svoyak.db")
+    loop = GameLoop(store).start()
+    box = RoomBox(room="room1", box="boxA", broker=Broker("127.0.0.1", 1, "u", "p"),
+                  store=store, loop=loop)  # never started: no broker needed
+    setup = {"players": ["А", "Б", "В"], "package": "demo-sport",
+             "tournament": {"battle": "3.1", "number": 1, "stage": "1/3"}}
+    monkeypatch.setattr(box, "assignment", lambda: {"battle": "3.1", "id": "a1",
+                                                     "setup": setup})
+    try:
+        box.db.conn.execute("CREATE TRIGGER cut BEFORE INSERT ON rooms_outbox "
+                            "BEGIN SELECT RAISE(ABORT, 'cut'); END")
+        with pytest.raises(Exception, match="cut"):
+            box.start_battle()
+        assert store.games() == [] and loop.current is None and box.games() == []
+        box.db.conn.execute("DROP TRIGGER cut")
+        game = box.start_battle()
+        assert [g.id for g in store.games()] == [game] and loop.current == game
+        assert [g["game"] for g in box.games()] == [game]
+        assert box.start_battle() == game  # once started, the same game
+    finally:
+        box.db.close()
+        loop.stop()
+        store.close()

@@ -44,7 +44,7 @@ from appliance.rules.protocol import Action, Command, Event, Refused, Rules
 from appliance.runtime.inbox import HOST_LANE, Inbox, lane_of
 from appliance.runtime.lampwatch import LampWatch
 from appliance.runtime.running import RunningGame, Step
-from appliance.runtime.store import GameRecord, Store
+from appliance.runtime.store import Also, GameRecord, Store
 
 log = logging.getLogger(__name__)
 
@@ -293,8 +293,8 @@ class GameLoop:
         return sorted(self._sessions)
 
     def new_game(self, rules_name: str, setup: Mapping[str, Any], *,
-                 parent: int | None = None,
-                 command: Mapping[str, Any] | None = None) -> Future[int]:
+                 parent: int | None = None, command: Mapping[str, Any] | None = None,
+                 also: Also | None = None) -> Future[int]:
         """Start a game; resolves to its id once it is in the log (or raises `Refused` for
         unknown rules or a setup the engine refuses).
 
@@ -302,7 +302,8 @@ class GameLoop:
         a tournament), and `command`, with the new game's number added as ``game``, is
         decided for the parent and committed in the same transaction as the new game, so a
         power cut leaves both or neither; a refusal of either raises `Refused`, nothing
-        written."""
+        written. `also(conn, game)` writes another area's rows in the same transaction (a
+        room box's outbox row), on the loop thread; if it raises, no game is created."""
         if (parent is None) != (command is None):
             raise ValueError("new_game: parent and command go together")
         link: tuple[int, Command] | None = None
@@ -312,7 +313,7 @@ class GameLoop:
                 now = self.clock()
                 link = (parent, Command(cmd.type, cmd.t_ns or now, cmd.args, cmd.by,
                                         now if cmd.at_ns is None else cmd.at_ns))
-        return self._enqueue(("new", rules_name, dict(setup), link), HOST_LANE, 0)
+        return self._enqueue(("new", rules_name, dict(setup), link, also), HOST_LANE, 0)
 
     def submit(self, command: Command | Mapping[str, Any],
                game: int | None = None) -> Future[Outcome]:
@@ -507,8 +508,8 @@ class GameLoop:
     def _do(self, item: tuple[Any, ...]) -> None:
         kind, *args, fut = item
         if kind == "new":
-            rules_name, setup, link = args
-            self._new(rules_name, setup, link, fut)
+            rules_name, setup, link, also = args
+            self._new(rules_name, setup, link, also, fut)
             return
         command, game = args
         game = self._current if game is None else game
@@ -551,13 +552,15 @@ class GameLoop:
         return found
 
     def _new(self, rules_name: str, setup: dict[str, Any], link: tuple[int, Command] | None,
-             fut: Future[int]) -> None:
+             also: Also | None, fut: Future[int]) -> None:
         parent: RunningGame | None = None
         try:
             rules = self._resolve(rules_name)
             if link is None:
-                session = RunningGame.new(self.store, rules_name, rules, setup)
+                session = RunningGame.new(self.store, rules_name, rules, setup, also)
             else:
+                if also is not None:
+                    raise ValueError("new_game: also with a parent is not supported")
                 parent = self._live(link[0])
                 if parent is None:
                     raise Refused("Нет такой игры.", f"No game {link[0]}.", "no_game")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from appliance.rules.protocol import Command, Event, Refused, Rules, fold, is_timeout, timeout
-from appliance.runtime.store import Store, normalize
+from appliance.runtime.store import Also, Store, normalize
 
 log = logging.getLogger(__name__)
 
@@ -94,12 +94,12 @@ class RunningGame:
     # -- opening ---------------------------------------------------------------------------
     @classmethod
     def new(cls, store: Store, rules_name: str, rules: Rules[Any],
-            setup: Mapping[str, Any]) -> RunningGame:
+            setup: Mapping[str, Any], also: Also | None = None) -> RunningGame:
         """Start a game; the engine's `initial` may refuse the setup before anything is
-        stored."""
+        stored. `also`: see `Store.create_game`."""
         setup = normalize([Event("setup", 0, setup)])[0].data  # as the log will return it
         state = rules.initial(setup)
-        game = store.create_game(rules_name, setup)
+        game = store.create_game(rules_name, setup, also=also)
         return cls(store, game, rules_name, rules, state)
 
     @classmethod

@@ -56,6 +56,10 @@ SYNC_NORMAL = "NORMAL"
 _MAGIC = b"SQLite format 3\x00"
 
 
+# Another area's rows written in the transaction that creates a game: (connection, game).
+Also = Callable[[sqlite3.Connection, int], None]
+
+
 class StoreError(Exception):
     """The event log cannot be used; the message names the file."""
 
@@ -243,12 +247,14 @@ class Store:
 
     # -- writes ----------------------------------------------------------------------------
     def create_game(self, rules: str, setup: Mapping[str, Any], *,
-                    linked: Callable[[int], tuple[int, Sequence[Event]]] | None = None) -> int:
+                    linked: Callable[[int], tuple[int, Sequence[Event]]] | None = None,
+                    also: Also | None = None) -> int:
         """A new running game. `linked`, if given, is called inside the same transaction
         with the new game's number and returns (another game, its events): those events are
         appended in that transaction, so a power cut leaves both or neither (a bracket
-        battle's game and the tournament's ``battle_started``). If `linked` raises, nothing
-        is written."""
+        battle's game and the tournament's ``battle_started``). `also(conn, game)` writes
+        another area's own rows in that transaction (a room box's outbox row for the battle
+        it starts). If either raises, nothing is written."""
         with self._write() as conn:
             cur = conn.execute(
                 "INSERT INTO games (rules, setup, created, status) VALUES (?, ?, ?, ?)",
@@ -257,6 +263,8 @@ class Store:
             if linked is not None:
                 other, events = linked(game)
                 self._append_in(conn, other, events)
+            if also is not None:
+                also(conn, game)
             return game
 
     def append(self, game: int, events: Sequence[Event], *, durable: bool = True) -> list[int]:
