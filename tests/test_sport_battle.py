@@ -935,6 +935,14 @@ def test_random_legal_play_is_never_refused_and_scores_are_sums_of_judged_values
                          if j["player"] == p)
             corrected = sum(c["points"] for c in out["corrections"] if c["player"] == p)
             assert out["scores"][p] == judged + corrected
+            # the statistics table and the podium read the same figures
+            row = out["statistics"][p]
+            assert row["points"] == judged and row["corrections"] == corrected
+            assert row["score"] == out["scores"][p] == row["points"] + row["corrections"]
+            live = [j for q in out["questions"] for j in q["judgements"]
+                    if j["player"] == p and not j["voided"]]
+            assert row["right"] == sum(j["verdict"] == "right" for j in live)
+            assert row["wrong"] == sum(j["verdict"] == "wrong" for j in live)
         assert b.view(state, "hardware")["false_starts"] == 0
     assert fold(b, start, log) == state
     places = b.summary(state)["places"]

@@ -43,6 +43,22 @@ def _unlisted_are_refused(state, t):
         assert not events, f"unlisted {type_} {args} accepted in {state.phase}: {events}"
 
 
+def _figures_add_up(state):
+    """Every screen's figures come from one summary: per player, the points by round plus
+    the host's corrections equal the score, and the verdicts counted are those that still
+    count (a removed question's do not)."""
+    out = game.summary(state)
+    view_stats = game.view(state, "host")["stats"]
+    assert view_stats == out["stats"]
+    for p, row in enumerate(out["stats"]):
+        corrected = sum(c["points"] for c in out["corrections"] if c["player"] == p)
+        assert row["corrections"] == corrected
+        assert sum(row["points_by_round"].values()) + corrected == out["scores"][p] == row["score"]
+        live = [j for j in out["questions"] if j["player"] == p and not j["voided"]]
+        assert row["right"] == sum(j["verdict"] == "right" for j in live)
+        assert row["wrong"] == sum(j["verdict"] == "wrong" for j in live)
+
+
 def _package():
     r1 = [[q(100), q(200), cat(300, low=100, high=500, step=100)],
           [q(100, "auction"), q(200, "no_risk"), q(300)]]
@@ -106,6 +122,7 @@ def test_no_legal_sequence_gets_stuck(data):
             state = game.evolve(state, e)
         log += events
         assert len(state.scores) == n
+        _figures_add_up(state)
         game.view(state, "board")
         game.view(state, "hardware")
     replay = game.initial(setup)

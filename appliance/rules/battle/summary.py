@@ -30,12 +30,13 @@ def summary(state: Battle) -> dict[str, Any]:
             "number": q.number + 1, "value": q.value, "players": sorted(q.race.playing),
             "answered": [j.player for _, j in js],
             "judgements": [{"ref": ref, "player": j.player, "verdict": j.verdict,
-                            "points": j.points} for ref, j in js],
+                            "points": j.points, "voided": j.voided} for ref, j in js],
             "short_word": q.short_word, "closed": q.closed, "race": q.race_report(),
         })
     stats = []
     for p, name in enumerate(state.players):
-        mine = [j for j in state.judgements if j.player == p]
+        # A removed or replaced question's verdicts count for nothing here too.
+        mine = [j for j in state.judgements if j.player == p and not j.voided]
         presses, mean, best = kit.reaction_ms(
             ns for q in state.played for pl, ns in q.reactions if pl == p)
         verdicts = kit.verdict_counts(j.verdict for j in mine)
@@ -46,6 +47,7 @@ def summary(state: Battle) -> dict[str, Any]:
             "no_answer": verdicts[kit.NO_ANSWER],
             "points": sum(j.points for j in mine),
             "corrections": sum(d for pl, d in state.corrections if pl == p),
+            "score": scores[p],
             "presses": presses,
             "reaction_ms": {"mean": mean, "best": best},
         })

@@ -331,7 +331,9 @@ def _e_game_over(s: State, e: Event) -> State:
 
 def _e_score_set(s: State, e: Event) -> State:
     p = e.data["player"]
-    return replace(s, scores=_score(s, p, int(e.data["score"]) - s.scores[p]))
+    delta = int(e.data["score"]) - s.scores[p]
+    return replace(s, scores=_score(s, p, delta),
+                   corrections=s.corrections + ((p, delta, s.round_name),))
 
 
 def _e_rejudged(s: State, e: Event) -> State:

@@ -188,6 +188,9 @@ class State:
     final: FinalRound | None = None
     shootout: Shootout | None = None
     judgements: tuple[Judgement, ...] = ()
+    # The host's score corrections (`set_score`): (player, points added, round name). The
+    # statistics list them apart, so per-round points plus corrections equal the score.
+    corrections: tuple[tuple[int, int, str], ...] = ()
     false_starts: tuple[int, ...] = ()
     reactions: tuple[tuple[int, ...], ...] = ()  # ns from lamp to winning press, per player
     asked: int = 0  # questions asked with buttons (rotates the arbiter's tie-break)

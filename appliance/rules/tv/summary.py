@@ -9,13 +9,18 @@ from appliance.rules.tv.state import Stage, State
 
 
 def stats(state: State) -> list[dict[str, Any]]:
-    """Per player: right, wrong, points by round, false starts, reaction lamp → press."""
+    """Per player: right, wrong, points by round, the host's corrections and the score
+    (the points by round plus the corrections, always: a figure on one screen never
+    disagrees with another), false starts, reaction lamp → press. A removed question's
+    verdicts count in neither the points nor the verdicts."""
     out = []
     for p in range(state.seats):
         js = [j for j in state.judgements if j.player == p]
         by_round: dict[str, int] = {}
         for j in js:
-            by_round[j.round] = by_round.get(j.round, 0) + j.delta
+            if not j.voided:
+                by_round[j.round] = by_round.get(j.round, 0) + j.delta
+        corrections = sum(d for pl, d, _ in state.corrections if pl == p)
         won, mean, best = kit.reaction_ms(state.reactions[p])
         verdicts = kit.verdict_counts(j.verdict for j in js if not j.voided)
         out.append({
@@ -24,6 +29,8 @@ def stats(state: State) -> list[dict[str, Any]]:
             "wrong": verdicts[kit.WRONG],
             "no_answer": verdicts[kit.NO_ANSWER],
             "points_by_round": by_round,
+            "corrections": corrections,
+            "score": state.scores[p],
             "false_starts": state.false_starts[p],
             "presses_won": won,
             "reaction_mean_ms": None if mean is None else round(mean, 1),
@@ -52,6 +59,7 @@ def summary(state: State) -> dict[str, Any]:
         "shootout": ({"players": list(state.shootout.players), "themes": state.shootout.themes}
                      if state.shootout else None),
         "questions": [j.to_json() for j in state.judgements],
+        "corrections": [{"player": p, "points": d, "round": r} for p, d, r in state.corrections],
         "stats": stats(state),
     }
 

@@ -364,6 +364,7 @@ function results(data) {
       seat, name: playerName(v, seat), right: r.right, wrong: r.wrong,
       no_answer: r.no_answer, false_starts: r.false_starts,
       rounds: r.points_by_round || null, points: r.points,
+      corrections: r.corrections ?? 0, score: r.score,
       mean: r.reaction_mean_ms ?? rx.mean ?? null, best: r.reaction_best_ms ?? rx.best ?? null,
     };
   });
@@ -390,12 +391,18 @@ function statsView(data) {
   const played = [...(sum.questions || []), ...(v.judgements || [])].map((j) => j.round).filter(Boolean);
   const rounds = [...new Set([...played, ...r.stats.flatMap((s) => Object.keys(s.rounds || {}))])]
     .filter((name) => r.stats.some((s) => s.rounds && s.rounds[name] != null));
+  // The host's score corrections get a column of their own when there are any, and the
+  // total closes the row: the points (by round) plus the corrections are the score the
+  // podium shows (both engines' summaries say so).
+  const corrected = r.stats.some((s) => s.corrections);
   const cols = [["right", "stats.right"], ["wrong", "stats.wrong"], ["no_answer", "stats.no_answer"],
     ["false_starts", "stats.false_starts"]].filter(([k]) => has(k));
   const head = el("tr", {}, el("th", {scope: "col", text: t("stats.player")}),
     cols.map(([, key]) => el("th", {scope: "col", text: t(key)})),
     rounds.length ? el("th", {scope: "col", text: t("stats.by_round")}) : null,
     !rounds.length && has("points") ? el("th", {scope: "col", text: t("stats.points")}) : null,
+    corrected ? el("th", {scope: "col", text: t("stats.corrections")}) : null,
+    has("score") ? el("th", {scope: "col", text: t("stats.score")}) : null,
     el("th", {scope: "col", text: t("stats.mean")}), el("th", {scope: "col", text: t("stats.best")}));
   const table = el("table", {class: "stats-table"}, el("thead", {}, head));
   const body = el("tbody");
@@ -407,6 +414,8 @@ function statsView(data) {
       rounds.length ? el("td", {class: "by-round"}, rounds.filter((name) => s.rounds && s.rounds[name] != null)
         .map((name) => el("div", {}, el("span", {class: "round-name", text: roundName(name) + " "}), el("b", {text: num(s.rounds[name])})))) : null,
       !rounds.length && has("points") ? el("td", {text: num(s.points)}) : null,
+      corrected ? el("td", {class: "corrections", text: s.corrections ? signed(s.corrections) : "—"}) : null,
+      has("score") ? el("td", {class: "total", text: num(s.score)}) : null,
       el("td", {text: ms(s.mean)}), el("td", {text: ms(s.best)})));
   }
   table.append(body);
