@@ -183,3 +183,21 @@ def play_until_cut(path: str, out_path: str, mode: str, cut_at: int) -> None:
                 os._exit(0)
         assert loop.submit(Command("next")).result().refused is None
     raise SystemExit("the cut never came")
+
+
+def open_window(path: str, out_path: str, window_s: float) -> None:
+    """A sport question whose reading is done: its `window_s` window runs, nobody presses,
+    and the child waits to be killed. Writes ``window T`` (the box clock, ns) once the
+    window has started."""
+    import time
+
+    out = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    loop = GameLoop(Store(path)).start()
+    loop.new_game("battle", {"players": ["А", "Б"], "themes": [{"name": "Тема"}],
+                             "settings": {"window_s": window_s}}).result()
+    for type_ in ("announce", "reading_done"):
+        result = loop.submit(Command(type_)).result()
+        assert result.refused is None, result.refused
+    os.write(out, f"window {time.monotonic_ns()}\n".encode())
+    while True:
+        time.sleep(1)

@@ -285,3 +285,44 @@ def test_power_loss_after_the_screens_are_told(tmp_path, disk_model):
                                             f"the restarted box decided {answerer.get(q)}"
     # The screens were told before the decision was written out: most screen cuts lost it.
     assert lost_and_rederived >= POWER_LOSS_CUTS // 4, lost_and_rederived
+
+
+def test_a_running_window_resumes_with_the_time_it_had_left(tmp_path):
+    """docs/protocol.md: after a power cut a 7 s window that was running resumes with the
+    time it had left. The box is killed partway through a window, stays off a while, and
+    is started again on the same file: the window closes after what was left of it (give or
+    take one clock mark, `loop.MARK_NS`), not a whole window after its last event."""
+    from appliance.runtime import loop as loop_module
+
+    path = tmp_path / "svoyak.db"
+    out = tmp_path / "window.txt"
+    window_s, ran_s, off_s = 4.0, 2.6, 1.0
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["power_cut_child"])
+    child = ctx.Process(target=power_cut_child.open_window, args=(str(path), str(out), window_s))
+    child.start()
+    wait_for(out, "window ")
+    started = int(out.read_text().split()[1])
+    time.sleep(max(0.0, ran_s - (time.monotonic_ns() - started) / 1e9))
+    ran = (time.monotonic_ns() - started) / 1e9
+    os.kill(child.pid, signal.SIGKILL)
+    child.join(10)
+    assert child.exitcode == -signal.SIGKILL
+    time.sleep(off_s)  # the box is off: its time does not count
+    loop = GameLoop(Store(path)).start()
+    try:
+        resumed = time.monotonic()
+        rules, state = loop.snapshot()
+        assert rules.view(state, "board")["phase"] == "open"
+        while rules.view(state, "board")["phase"] == "open":
+            assert time.monotonic() - resumed < window_s + 2, "the window never closed"
+            time.sleep(0.01)
+            rules, state = loop.snapshot()
+        left = time.monotonic() - resumed
+    finally:
+        loop.stop()
+        loop.store.close()
+    mark_s = loop_module.MARK_NS / 1e9
+    # It ran `ran` before the cut: what is left is `window_s - ran`, plus at most the mark
+    # interval it had not noted yet (and a little for a loaded machine).
+    assert window_s - ran - 0.1 <= left <= window_s - ran + mark_s + 0.4, (ran, left)

@@ -106,6 +106,10 @@ Subscriber = Callable[[Update], None]
 # memory card must not spin the loop (a tight loop of failing writes would starve the
 # presses), yet the game goes on by itself as soon as the card has room again.
 RETRY_FIRST_NS = 10_000_000
+# While a deadline is pending (a 7 s window, an answer's countdown), the loop notes the game
+# clock this often (`Store.mark_clock`): after a power cut the window resumes with the time
+# it had left, give or take this much, instead of starting again from the last event.
+MARK_NS = 500_000_000
 RETRY_MOST_NS = 2_000_000_000
 _STOP = object()
 _WAKE = object()
@@ -138,6 +142,7 @@ class GameLoop:
         self._stopped = False
         self._dormant: set[int] = set()  # unfinished games left in the log (see `resume`)
         self._retry: dict[int, tuple[int, int]] = {}  # game -> (retry at, delay)
+        self._marked: dict[int, int] = {}  # game -> box clock of its last clock mark
         # None, or why a deadline's decision cannot be written (``code`` "disk_full" or
         # "log_write", ``ru``, ``en``, ``game``), for the host's banner: set when a timeout's
         # commit fails, cleared when it commits; screens get an `Update` each time.
@@ -409,6 +414,7 @@ class GameLoop:
     def _run(self) -> None:
         while True:
             if self._inbox.empty():  # about to sleep
+                self._mark_clocks()
                 self._sync()
                 for session in self._sessions.values():  # decide the coming deadlines now
                     session.prepare()
@@ -450,13 +456,36 @@ class GameLoop:
         except OSError:
             log.exception("game loop: writing out the log failed")
 
+    def _pending(self) -> list[tuple[RunningGame, int]]:
+        """The unfinished games with a deadline, each with it on the box clock."""
+        return [(s, d - s.offset_ns) for s in self._sessions.values()
+                if not s.finished and (d := s.deadline()) is not None]
+
+    def _mark_clocks(self) -> None:
+        """Note each game's clock while its deadline is pending and at least `MARK_NS`
+        away, every `MARK_NS` (see `RunningGame.resume`). Written without an fsync; the
+        `_sync` right after writes it out. A failed write is logged and tried at the next
+        mark: a mark only narrows what a power cut can stretch."""
+        now = self.clock()
+        for session, due in self._pending():
+            if due - now <= MARK_NS or now - self._marked.get(session.game, -MARK_NS) < MARK_NS:
+                continue
+            self._marked[session.game] = now
+            try:
+                self.store.mark_clock(session.game, now + session.offset_ns)
+            except (OSError, sqlite3.Error):
+                log.exception("game %s: noting the clock failed", session.game)
+
     def _wait_s(self) -> float | None:
-        deadlines = [max(d - s.offset_ns, self._retry.get(s.game, (0, 0))[0])
-                     for s in self._sessions.values()
-                     if not s.finished and (d := s.deadline()) is not None]
+        deadlines = []
+        now = self.clock()
+        for s, due in self._pending():
+            deadlines.append(max(due, self._retry.get(s.game, (0, 0))[0]))
+            if due - now > MARK_NS:  # wake for the next clock mark too
+                deadlines.append(self._marked.get(s.game, now - MARK_NS) + MARK_NS)
         if not deadlines:
             return None
-        return max(0.0, (min(deadlines) - self.clock()) / 1e9)
+        return max(0.0, (min(deadlines) - now) / 1e9)
 
     def _timeouts(self, now: int) -> None:
         for session in list(self._sessions.values()):

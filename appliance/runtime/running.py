@@ -135,9 +135,11 @@ class RunningGame:
     def resume(cls, store: Store, game: int, rules: Rules[Any],
                now_ns: int | None = None) -> RunningGame:
         """Fold a stored game's events into its state. After a power cut the box's monotonic
-        clock restarts near zero, so the game's clock is re-based to continue from its last
-        event (`now_ns` is the box clock now): time stops while the box is off, and a 7 s
-        window that was running resumes with the time it had left."""
+        clock restarts near zero, so the game's clock is re-based to continue from the last
+        moment the box is known to have been on: its last event, or the later clock mark the
+        loop notes while a deadline is pending (`Store.mark_clock`). `now_ns` is the box
+        clock now. Time stops while the box is off, and a 7 s window that was running
+        resumes with the time it had left (less at most one mark's interval)."""
         record = store.game(game)
         if record is None:
             raise KeyError(game)
@@ -145,7 +147,9 @@ class RunningGame:
         state = fold_log(rules, rules.initial(record.setup), events)
         offset = 0
         if now_ns is not None and events:
-            offset = max(e.t_ns for e in events) - now_ns
+            last = max(e.t_ns for e in events)
+            mark = store.clock_mark(game)
+            offset = max(last, mark if mark is not None else last) - now_ns
         return cls(store, game, record.rules, rules, state, offset_ns=offset,
                    finished=record.status != "running")
 

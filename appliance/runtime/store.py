@@ -5,7 +5,10 @@ Two tables:
 - ``games``  (id, rules, setup JSON, created wall time, status ``running``/``finished``,
   finished wall time, final summary JSON);
 - ``events`` (game, seq, t_ns on the game's monotonic clock, wall time, type, JSON payload),
-  primary key ``(game, seq)``, append-only.
+  primary key ``(game, seq)``, append-only;
+- ``clocks`` (game, t_ns): the game clock the box last noted while a deadline was pending
+  (`mark_clock`), so a game resumed after a power cut goes on from the moment the box went
+  off, not from its last event: a running 7 s window keeps the time it had left.
 
 A command's events are appended in one transaction: all of them or none. The file is opened
 with WAL and ``synchronous=FULL``, so once `append` returns the events survive a power cut;
@@ -186,6 +189,10 @@ class Store:
                 foreign_keys=[("game", "games", "id")], if_not_exists=True,
             )
             self.db.table("games").create_index(["status"], if_not_exists=True)
+            self.db.table("clocks").create(
+                {"game": int, "t_ns": int}, pk="game", not_null={"t_ns"},
+                foreign_keys=[("game", "games", "id")], if_not_exists=True,
+            )
 
     def close(self) -> None:
         with self._lock:
@@ -295,6 +302,22 @@ class Store:
             "VALUES (?, ?, ?, ?, ?, ?)",
             [(game, s, t, wall, ty, p) for s, (ty, t, p) in zip(seqs, rows, strict=True)])
         return seqs
+
+    def mark_clock(self, game: int, t_ns: int) -> None:
+        """Note that the box was on at game time `t_ns` (the loop does while a deadline is
+        pending). Committed without an fsync of its own, like a deadline's decision: the loop
+        writes it out (`sync`) before it waits again, so a power cut loses at most the
+        newest mark, and the resumed game's clock goes on from the one before."""
+        with self._write(durable=False) as conn:
+            conn.execute("INSERT INTO clocks (game, t_ns) VALUES (?, ?) ON CONFLICT (game) "
+                         "DO UPDATE SET t_ns = max(t_ns, excluded.t_ns)", (game, int(t_ns)))
+
+    def clock_mark(self, game: int) -> int | None:
+        """The last game time `mark_clock` noted for `game`, or None."""
+        with self._lock:
+            row = self.db.conn.execute("SELECT t_ns FROM clocks WHERE game = ?",
+                                       (game,)).fetchone()
+        return None if row is None else int(row[0])
 
     def finish(self, game: int, summary: Mapping[str, Any] | None = None) -> None:
         """Close a game: it is no longer resumed at start and takes no more events."""
