@@ -32,15 +32,13 @@ READ_END = """() => {
     podium[s.querySelector('.pname').textContent] = s.querySelector('.pscore').textContent;
   const rows = {};
   for (const tr of document.querySelectorAll('#board-stats .stats-table tbody tr')) {
-    const byRound = [...tr.querySelectorAll('.by-round b')].map((b) => b.textContent);
-    const cells = [...tr.querySelectorAll('td')];
+    const b = (sel) => { const n = tr.querySelector(sel + ' b'); return n ? n.textContent : null; };
     const head = [...tr.closest('table').querySelectorAll('thead th')].map((h) => h.textContent);
-    const at = (word) => {
-      const i = head.indexOf(word);
-      return i < 1 ? null : cells[i - 1].textContent;
-    };
-    rows[tr.querySelector('th').textContent] = {byRound, points: at('очки'),
-      corrections: at('поправки'), total: at('итого'), right: at('верно')};
+    const cells = [...tr.querySelectorAll('td')];
+    rows[tr.querySelector('th').textContent] = {
+      byRound: [...tr.querySelectorAll('.by-round .round b')].map((n) => n.textContent),
+      points: b('.by-round .points'), corrections: b('.by-round .correction'),
+      total: b('.by-round .total'), right: cells[head.indexOf('верно') - 1].textContent};
   }
   return {podium, rows};
 }"""
@@ -122,3 +120,81 @@ def test_battle_end_screens_add_up_after_a_removed_question_and_a_correction(
         assert number(row["points"]) + number(row["corrections"]) == score, row
     # The removed question's right answer counts nowhere.
     assert shown["rows"]["Борис"]["right"] == "0"
+
+
+# --- the board never clips a letter -----------------------------------------------------------
+
+TALL_THEMES = ["ТУРЕЦКИЙ ГАМБИТ", "ЁЛКИ И ЙОГУРТЫ", "ÅNGSTRÖM, ÉCLAIR, ÇÀ",
+               "ЩУЧИЙ ДЕНЬ: ЙОД", "Йошкар-Ола и Ёжики", "ЙЕМЕНСКИЙ ЁРШ И ДЕЖНЁВ"]
+TALL_NAMES = ["Йоханнес Ёлкин", "ÅSA ÉLAN", "Щука Йй"]
+
+# For each theme cell and score name: the ink of its text (the glyphs' own extent, from the
+# canvas's measure of the same font: above the baseline by the tallest glyph's ascent, below
+# by the deepest descent) on each visible line, against the box that clips it and its cell.
+INK = """() => {
+  const ctx = document.createElement('canvas').getContext('2d');
+  const out = [];
+  for (const node of document.querySelectorAll('#grid .tname span, #scores .p .name')) {
+    const cs = getComputedStyle(node);
+    ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    const m = ctx.measureText(node.textContent);
+    const clip = node.getBoundingClientRect();
+    const cell = node.parentElement.getBoundingClientRect();
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const lines = [...range.getClientRects()].filter((r) => r.top < clip.bottom - 1);
+    for (const r of lines) {
+      const baseline = r.top + m.fontBoundingBoxAscent;
+      out.push({text: node.textContent, size: cs.fontSize,
+                ink: [baseline - m.actualBoundingBoxAscent, baseline + m.actualBoundingBoxDescent],
+                clip: [clip.top, clip.bottom], cell: [cell.top, cell.bottom]});
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("size", [{"width": 1920, "height": 1080}, {"width": 1280, "height": 720}],
+                         ids=["1080p", "720p"])
+def test_the_board_never_clips_a_letter(browser: Any, tmp_path: Path, size: dict) -> None:
+    import json
+
+    from appliance.packages import library
+    from webui.games import DEMO_DIR
+
+    data = tmp_path / "data"
+    package = json.loads((DEMO_DIR / "demo-tv.json").read_text("utf-8"))
+    package["name"] = "Высокие буквы"
+    for theme, name in zip(package["rounds"][0]["themes"], TALL_THEMES, strict=False):
+        theme["name"] = name
+    path = tmp_path / "tall.json"
+    path.write_text(json.dumps(package, ensure_ascii=False), "utf-8")
+    data.mkdir()
+    package_id = library.import_file(path, data)
+    server = Server(data, None, "--no-demo").start()
+    try:
+        board = browser.new_page(viewport=size)
+        board.goto(server.base + "/board")
+        board.wait_for_selector("body[data-ready='1']", state="attached")
+        host = open_host(browser, server)
+        host.wait_for_selector("#new-game-dialog", state="visible")
+        host.check("#ng-format-tv")
+        host.select_option("#ng-package", str(package_id))
+        inputs = host.locator("#ng-players input:not([disabled])")
+        for i in range(inputs.count()):
+            inputs.nth(i).fill(TALL_NAMES[i] if i < len(TALL_NAMES) else "")
+        host.click("#ng-start")
+        wait(host, "v.rules === 'tv' && v.view.phase === 'pick_chooser'")
+        wait(board, "v.view && v.view.phase === 'pick_chooser'")
+        board.wait_for_selector("#grid .tname span")
+        board.wait_for_timeout(200)
+        lines = board.evaluate(INK)
+        texts = {x["text"] for x in lines}
+        assert set(TALL_THEMES) <= texts and set(TALL_NAMES) <= texts, texts
+        bad = [x for x in lines if not (x["clip"][0] - 0.5 <= x["ink"][0]
+                                        and x["ink"][1] <= x["clip"][1] + 0.5
+                                        and x["cell"][0] - 0.5 <= x["ink"][0]
+                                        and x["ink"][1] <= x["cell"][1] + 0.5)]
+        assert not bad, bad
+    finally:
+        server.stop()

@@ -68,6 +68,10 @@ def test_the_host_sets_the_bidding_order():
     assert d.state.play.auction.turn == 2
     r = d.refused("bid_order", order=[0, 1, 1, 2])
     assert r.code == "bad_order"
+    # docs/protocol-tv.md: every seat once, the opener first
+    r = d.refused("bid_order", order=[2, 0, 3, 1])
+    assert r.code == "bad_order" and "открывший" in r.message_ru and "opened" in r.message_en
+    assert not act.confirm  # the order is shown, not asked twice
     assert d.replayed() == d.state
 
 

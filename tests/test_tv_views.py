@@ -1,6 +1,7 @@
 """Secrecy of the screens: walk many random games and check every state's board and player
-views — never an answer, another's bet or an unrevealed written answer, no text for a cat or
-an auction — and the hardware view's exact shape."""
+views — never an answer, another's bet or an unrevealed written answer, no text for a cat
+while it is given or priced nor for an auction while it is bid for — and the hardware
+view's exact shape."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def _check(state, n):
         live = {k: x for k, x in v.items() if k != "last"}
         text = str(live)
         assert "ANS<" not in text, (role, state.phase)
-        if play and play.kind in ("cat", "auction"):
+        if play and state.phase in ("cat_give", "cat_price", "auction"):
             assert "TXT<" not in text, (role, state.phase)
         if play and play.written:
             seat = int(role.split(":")[1]) if role.startswith("player:") else None

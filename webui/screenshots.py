@@ -370,7 +370,7 @@ class Show:
         for p in phones:
             self.wait(p, "v.view.stage === 'over'")
         self.at("tv-over", host=h, board=b, phone=phones[0])
-        h.click("#primary [data-action=end_game]")
+        self.end_game(h)
         self.wait(h, "v.finished === true")
         self.wait(b, "v.finished === true")
         self.wait(phones[0], "v.finished === true")
@@ -441,11 +441,16 @@ class Show:
         self.wait(h, "v.view.phase === 'finished'")
         self.wait(b, "v.view.phase === 'finished'")
         self.at("battle-over", host=h, board=b, phone=phone0)
-        h.click("#primary [data-action=end_game]")
+        self.end_game(h)
         self.wait(h, "v.finished === true")
         self.wait(b, "v.finished === true")
         self.wait(phone0, "v.finished === true")
         self.at("battle-finished", host=h, board=b, phone=phone0)
+
+    def end_game(self, h: Any) -> None:
+        """«Завершить игру» from the corrections (after the end «Новая игра» is primary)."""
+        h.click("#corrections [data-fix=end_game]")
+        h.click("#fix-ok")
 
     # --- boards of every size the SIQ format allows --------------------------------------------
     def boards(self) -> None:

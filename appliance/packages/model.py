@@ -109,9 +109,7 @@ class Question:
 
     @property
     def shown_text(self) -> str:
-        """Text that may appear on the board (never for cat and auction: those are heard)."""
-        if self.kind in (Kind.CAT, Kind.AUCTION):
-            return ""
+        """Text that may appear on the board: all but what the host only says aloud."""
         return "\n".join(
             i.value for i in self.content if i.type == ItemType.TEXT and not i.spoken
         )

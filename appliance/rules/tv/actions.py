@@ -176,7 +176,8 @@ def _auction_actions(state: State) -> list[Action]:
     if not (a.leader is None and p == a.opener):
         acts.append(Action("pass", "Пас", "Pass", args={"player": who}))
     orders = [list(o) for o in permutations(range(state.seats)) if o[0] == a.opener]
-    acts.append(Action("bid_order", "Порядок торгов", "Bidding order", confirm=True, args={
+    # Not a correction to confirm: the host sets the order and the auction view shows it.
+    acts.append(Action("bid_order", "Порядок торгов", "Bidding order", args={
         "order": [{"value": o, "ru": " → ".join(state.players[p] for p in o),
                    "en": " → ".join(state.players[p] for p in o)} for o in orders]}))
     return acts

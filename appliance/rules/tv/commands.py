@@ -222,6 +222,11 @@ def _bid_order(state: State, cmd: Command) -> list[Event]:
             or sorted(order) != list(range(state.seats))):
         raise Refused("Порядок торгов — все игроки по одному разу.",
                       "The bidding order names every player once.", "bad_order")
+    if order[0] != a.opener:  # docs/protocol-tv.md: the opener first
+        who = state.players[a.opener]
+        raise Refused(f"Торги начинает открывший аукцион: {who}.",
+                      f"The bidding starts with the player who opened the auction: {who}.",
+                      "bad_order")
     return [ck.event("bid_order", cmd, order=list(order))]
 
 

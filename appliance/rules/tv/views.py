@@ -3,7 +3,8 @@
 Secrecy (a tested property): the board («табло») and player screens never get an answer,
 a final or stake bet or a written answer before the host reveals it (closing a question
 reveals its answer; judging a written answer reveals that player's answer and bet), and
-no question text for a cat or an auction (those are heard, not shown).
+no question text before it is read: none for a cat while it is given or priced, nor for an
+auction while it is bid for.
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ from appliance.rules.tv.state import Mode, Phase, Play, Stage, State, late_press
 from appliance.rules.tv.summary import stats
 from appliance.rules.undo import can_undo
 
-HEARD = (str(Kind.CAT), str(Kind.AUCTION))
+# The board and phones show a question's text while it is read and answered, the cat's and
+# the auction's too once given or won (not while it is given, priced or bid for): the room
+# reads every question. The rules digest says these two are heard, not shown; the club
+# decided otherwise (issue 25, docs/webui.md "Every question on the TV").
 TEXT_PHASES = (Phase.READING, Phase.BUTTONS, Phase.ANSWERING, Phase.AFTER_WRONG,
                Phase.WRITING)
 
@@ -106,8 +110,7 @@ def _content(q: Question | None, host: bool, kind: str) -> dict[str, Any]:
         return {"text": "", "media": []}
     if host:
         return {"text": q.text, "media": [i.value for i in q.content if i.is_media]}
-    text = "" if kind in HEARD else "\n".join(
-        i.value for i in q.content if i.type == "text" and not i.spoken)
+    text = "\n".join(i.value for i in q.content if i.type == "text" and not i.spoken)
     return {"text": text, "media": [i.value for i in q.content if i.is_media]}
 
 
@@ -145,7 +148,7 @@ def _question(state: State, host: bool, seat: int | None) -> dict[str, Any] | No
             # The countdown ran out: board and host show it; the host still judges.
             out["time_up"] = play.time_up
     if play.auction is not None:
-        out["auction"] = play.auction.to_json()
+        out["auction"] = {**play.auction.to_json(), "step": state.settings.auction_step}
     if play.written is not None:
         out["written"] = _written(play, host, seat)
     return out

@@ -114,7 +114,8 @@ function renderGrid(v) {
   });
 }
 
-// Question text appears only when the board view carries it (never for cat and auction);
+// Question text appears when the board view carries it (while it is read and answered: a cat
+// and an auction too, once given or won);
 // a closed sport question shows its revealed text and answer. TV specials get a banner.
 function renderQuestion(v) {
   const box = $("qscreen");
@@ -294,6 +295,10 @@ function renderAnswerer(v) {
   const a = v.answering;
   $("answerer").hidden = a == null;
   if (a == null) return;
+  // One player answers a question the room has not read yet (a cat, an auction, no risk):
+  // the name goes above the question's text instead of covering it.
+  const single = !!(v.tv && v.question && v.question.mode === "single" && v.text);
+  $("answerer").classList.toggle("compact", single);
   $("answerer-name").textContent = playerName(v, a);
   $("answerer-time").hidden = !(v.question && v.question.time_up);
   // A cat or an auction: the answerer's overlay keeps the theme and the price in sight.

@@ -391,31 +391,33 @@ function statsView(data) {
   const played = [...(sum.questions || []), ...(v.judgements || [])].map((j) => j.round).filter(Boolean);
   const rounds = [...new Set([...played, ...r.stats.flatMap((s) => Object.keys(s.rounds || {}))])]
     .filter((name) => r.stats.some((s) => s.rounds && s.rounds[name] != null));
-  // The host's score corrections get a column of their own when there are any, and the
-  // total closes the row: the points (by round) plus the corrections are the score the
-  // podium shows (both engines' summaries say so).
+  // The host's score corrections: when there are any, the points cell ends with a line of
+  // the corrections and one of the total, so the points (by round) plus the corrections
+  // are the score the podium shows (both engines' summaries say so); without them the
+  // points already are the score. Lines in one cell: the table keeps its width.
   const corrected = r.stats.some((s) => s.corrections);
   const cols = [["right", "stats.right"], ["wrong", "stats.wrong"], ["no_answer", "stats.no_answer"],
     ["false_starts", "stats.false_starts"]].filter(([k]) => has(k));
+  const pointsHead = rounds.length ? t("stats.by_round") : has("points") ? t("stats.points") : null;
   const head = el("tr", {}, el("th", {scope: "col", text: t("stats.player")}),
     cols.map(([, key]) => el("th", {scope: "col", text: t(key)})),
-    rounds.length ? el("th", {scope: "col", text: t("stats.by_round")}) : null,
-    !rounds.length && has("points") ? el("th", {scope: "col", text: t("stats.points")}) : null,
-    corrected ? el("th", {scope: "col", text: t("stats.corrections")}) : null,
-    has("score") ? el("th", {scope: "col", text: t("stats.score")}) : null,
+    pointsHead ? el("th", {scope: "col", text: pointsHead}) : null,
     el("th", {scope: "col", text: t("stats.mean")}), el("th", {scope: "col", text: t("stats.best")}));
   const table = el("table", {class: "stats-table"}, el("thead", {}, head));
   const body = el("tbody");
+  const line = (cls, name, value) => el("div", {class: cls}, el("span", {class: "round-name", text: name + " "}), el("b", {text: value}));
   for (const s of r.stats) {
+    // Points by round, a line each (a shootout adds one); the battle's points in one line.
+    const lines = rounds.length
+      ? rounds.filter((name) => s.rounds && s.rounds[name] != null).map((name) => line("round", roundName(name), num(s.rounds[name])))
+      : [el("div", {class: "points"}, el("b", {text: num(s.points)}))];
+    if (corrected) {
+      lines.push(line("correction", t("stats.corrections"), s.corrections ? signed(s.corrections) : "0"),
+        line("total", t("stats.score"), num(s.score)));
+    }
     body.append(el("tr", {}, el("th", {scope: "row", text: s.name}),
       cols.map(([k]) => el("td", {text: s[k] ?? "—"})),
-      // Points by round in one cell, a line each: the table keeps its width with any
-      // number of rounds (a shootout adds one).
-      rounds.length ? el("td", {class: "by-round"}, rounds.filter((name) => s.rounds && s.rounds[name] != null)
-        .map((name) => el("div", {}, el("span", {class: "round-name", text: roundName(name) + " "}), el("b", {text: num(s.rounds[name])})))) : null,
-      !rounds.length && has("points") ? el("td", {text: num(s.points)}) : null,
-      corrected ? el("td", {class: "corrections", text: s.corrections ? signed(s.corrections) : "—"}) : null,
-      has("score") ? el("td", {class: "total", text: num(s.score)}) : null,
+      pointsHead ? el("td", {class: "by-round"}, lines) : null,
       el("td", {text: ms(s.mean)}), el("td", {text: ms(s.best)})));
   }
   table.append(body);
@@ -440,9 +442,12 @@ function statsView(data) {
 }
 
 // An auction's word as it came: "Анна — 500", "Вера — пас", "Борис — ва-банк 2000".
-function bidLines(v, a, last = 6) {
+function bidLines(v, a, last = 6, explain = false) {
   return (a.history || []).slice(-last).map((h) => {
     const who = playerName(v, h.player);
+    // The host is told why the box bid or passed for a player (the auction's own rules).
+    if (explain && h.what === "auto_bid") return t("auction.auto_bid", {who, amount: num(h.amount)});
+    if (explain && h.what === "auto_pass") return t("auction.auto_pass", {who});
     if (h.what.endsWith("pass")) return `${who} — ${t("auction.pass_word")}`;
     if (h.what === "all_in") return `${who} — ${t("auction.all_in")} ${num(h.amount)}`;
     return `${who} — ${num(h.amount)}`;

@@ -93,8 +93,6 @@ function render(data) {
   // of play, finishing the game (one tap: nothing else is left to do).
   let primary = main.slice(0, 1), rest = main.slice(1);
   if (v.lamp && primary.length && NOT_WHILE_LAMP.includes(primary[0].type)) { rest = main; primary = []; }
-  const ending = rare.find((a) => a.type === "end_game");
-  if (!primary.length && !choose && gameOver(data) && ending) primary = [{...ending, confirm: false}];
   if (choose) { rest = main; primary = []; }
   const names = players(v).map((p) => p.name).join();
   keymap = {
@@ -108,7 +106,20 @@ function render(data) {
     $("primary").replaceChildren(el("div", {class: "waiting", role: "status", text: t("host.waiting_presses")}));
     $("primary")._sig = null;
   }
-  $("primary").hidden = primary.length === 0 && !waiting;
+  // After the end the next thing a host does is the next game: «Новая игра» takes the
+  // primary place (the game's events are in the log already; starting the next one stores
+  // its result, and «Завершить игру» among the corrections does that alone).
+  const over = data.game != null && gameOver(data) && primary.length === 0 && !choose;
+  if (over) {
+    const again = el("button", {class: "btn primary act-new_game", type: "button", id: "again", dataset: {primary: "1"}},
+      el("span", {class: "label", text: t("host.new_game")}), el("kbd", {text: "n"}));
+    again.addEventListener("click", openNewGame);
+    $("primary").replaceChildren(again);
+    $("primary")._sig = null;
+    keymap.n = again;
+  }
+  $("primary").hidden = primary.length === 0 && !waiting && !over;
+  markOrder(v);
   $("actions").hidden = rest.length === 0;
   Object.assign(keymap, renderCorrections(v, rare.filter((a) => !(primary[0] && primary[0].type === a.type))));
   if (hand && !$("late-press").hidden) keymap[(hand.key || "h").toLowerCase()] = $("late-hand");
@@ -226,7 +237,7 @@ function renderQuestion(v, data) {
   $("q-comment").textContent = extra.filter(Boolean).join(" · ");
   const details = $("q-details");
   details.replaceChildren();
-  if (q.auction) details.append(auctionView(v, q.auction));
+  if (q.auction) details.append(auctionView(v, q.auction, data.actions));
   if (q.written) details.append(writtenView(v, q.written));
   if (v.final && v.phase === "final_remove") details.append(finalThemes(v));
   if (v.final && ["final_remove", "final_order"].includes(v.phase)) card.hidden = false;
@@ -249,13 +260,36 @@ function acceptedAnswers(v) {
   return list;
 }
 
-function auctionView(v, a) {
+// The auction as the host runs it: the bid, whose word it is, the words so far (the box's
+// automatic bid and passes explained), the order of the word (the rule's or the host's)
+// and, when the only moves left are all-in or pass, why there is no bid field.
+function auctionView(v, a, actions) {
   const box = el("div", {class: "auction"});
   box.append(el("div", {text: t("auction.bid") + ": " + (a.bid != null ? num(a.bid) : "—") + (a.leader != null ? " · " + playerName(v, a.leader) : "") + (a.all_in ? " · " + t("auction.all_in") : "")}));
   if (a.turn != null) box.append(el("div", {class: "turn", text: t("auction.turn") + ": " + playerName(v, a.turn)}));
-  const lines = bidLines(v, a);
+  const lines = bidLines(v, a, 8, true);
   if (lines.length) box.append(el("ol", {class: "bids"}, lines.map((x) => el("li", {text: x}))));
+  if (a.turn == null) return box;
+  const types = new Set((actions || []).map((x) => x.type));
+  const who = playerName(v, a.turn);
+  if (a.leader == null && a.turn === a.opener) box.append(el("p", {class: "note", text: t("auction.opener_first", {who})}));
+  if (!types.has("bid") && types.has("all_in")) {
+    const p = players(v)[a.turn];
+    box.append(el("p", {class: "note", id: "auction-why", text: t("auction.only_all_in",
+      {who, score: num(p ? p.score : 0), bid: num(a.bid || a.value), step: num(a.step || 100)})}));
+  }
+  const order = (a.order || []).length ? a.order.map((p) => playerName(v, p)).join(" → ") : "";
+  box.append(el("p", {class: "note", id: "auction-order", text: order ? t("auction.order_host", {order}) : t("auction.order_rule")}));
   return box;
+}
+
+// The bidding order the host set shows as the pressed choice.
+function markOrder(v) {
+  const a = v.question && v.question.auction;
+  const chosen = a && (a.order || []).length ? JSON.stringify(a.order) : null;
+  document.querySelectorAll(".action-group[data-action=bid_order] button.choice").forEach((b) => {
+    b.setAttribute("aria-pressed", String(b.dataset.value === chosen));
+  });
 }
 
 function writtenView(v, w) {
@@ -312,6 +346,7 @@ function renderBoardPick(v, choose) {
   box.append(el("h2", {class: "pick-title"}, t("host.choose"),
     v.chooser != null ? el("span", {class: "chooser", text: " · " + t("board.chooses", {who: playerName(v, v.chooser)})}) : null));
   const cols = Math.max(...v.board.themes.map((th) => th.cells.length));
+  const kinds = new Set();
   const grid = el("div", {class: "pick-grid", dataset: {primary: "1"}});
   grid.style.setProperty("--cols", cols);
   grid.style.setProperty("--rows", v.board.themes.length);
@@ -322,16 +357,33 @@ function renderBoardPick(v, choose) {
       if (!c) { grid.append(el("div", {class: "pick-gap"})); continue; }
       const id = `${c.theme}:${c.question}`;
       const special = c.kind && c.kind !== "normal";
+      // The accessible name holds the visible text (value and mark) and the kind in words.
+      const mark = special && open.has(id) ? t("kind.mark." + c.kind) : "";
       const b = el("button", {class: "btn cell" + (special ? " special" : ""), type: "button",
-                              dataset: {cell: id}, "aria-label": `${th.name}, ${c.value}` + (special ? ", " + t("kind." + c.kind) : "")},
+                              dataset: {cell: id}, "aria-label": `${th.name}, ${c.value}` + (mark ? ` ${mark} (${t("kind." + c.kind)})` : special ? ", " + t("kind." + c.kind) : "")},
                    open.has(id) ? String(c.value) : "");
       b.disabled = !open.has(id);
-      if (special && open.has(id)) b.append(el("span", {class: "kind-mark", "aria-hidden": "true", text: "★"}));
+      // The kind in a word on the cell (a tablet cannot hover over an aria-label).
+      if (mark) b.append(" ", el("span", {class: "kind-mark", dataset: {kind: c.kind}, text: mark}));
+      if (special) kinds.add(c.kind);
       b.addEventListener("click", () => fire({type: "choose", cell: id}));
       grid.append(b);
     }
   }
   box.append(grid);
+  box.append(kindLegend(kinds));
+}
+
+// What each cell's mark means, for the kinds on this board.
+function kindLegend(kinds) {
+  const list = el("p", {class: "kind-legend", id: "kind-legend"});
+  list.hidden = !kinds.size;
+  if (kinds.size) list.append(el("span", {text: t("host.legend") + " "}));
+  for (const k of kinds) {
+    list.append(el("span", {class: "legend-item"}, el("span", {class: "kind-mark", dataset: {kind: k}, text: t("kind.mark." + k)}),
+      " — " + t("kind." + k)));
+  }
+  return list;
 }
 
 // The presses grouped by the signal they belong to, each timed from its own signal: after a
@@ -414,11 +466,10 @@ function renderResult(data, v) {
   for (const st of r.standings) list.append(el("li", {}, el("span", {text: `${st.place}. ${st.name}`}), el("span", {class: "score", text: num(st.score)})));
   box.append(list);
   if (r.finalAnswer) box.append(el("p", {class: "final-answer", text: t("board.final_answer") + ": " + r.finalAnswer}));
-  if (data.finished) {
-    const again = el("button", {class: "btn primary", type: "button", dataset: {primary: "1"}, id: "again"}, t("host.new_game"));
-    again.addEventListener("click", openNewGame);
-    box.append(again);
-  }
+  // Whether the game is recorded, in words: closed with its result stored, or over with
+  // every decision in the log (the last one may still be undone until the next game).
+  box.append(el("p", {class: "recorded", id: "recorded", role: "status",
+    text: data.finished ? t("host.recorded", {n: data.game}) : t("host.recorded_open", {n: data.game})}));
   const stats = statsView(data);
   $("stats").replaceChildren(stats);
   $("stats").hidden = !stats.childElementCount;
@@ -433,6 +484,16 @@ const FIX_LABEL = {undo: "fix.undo", set_score: "fix.set_score", rejudge: "fix.r
 
 function fixTitle(a) { return FIX_LABEL[a.type] ? t(FIX_LABEL[a.type]) : label(a); }
 
+// Grouped by what they touch: the question in play, the scores and turns, the whole game
+// (the destructive ones, apart, styled as such, confirmed with a «Да, …» button); each with
+// a line saying what it does, since a tablet has no hover.
+const FIX_GROUPS = [
+  ["score", ["undo", "set_score", "rejudge", "set_chooser"]],
+  ["question", ["skip", "remove_question", "replace_question", "reopen"]],
+  ["game", ["end_round", "finish", "end_game"]],
+];
+const DESTRUCTIVE = ["remove_question", "replace_question", "end_round", "finish", "end_game"];
+
 function renderCorrections(v, rare) {
   const box = $("corrections");
   $("corrections-card").hidden = rare.length === 0;
@@ -441,12 +502,26 @@ function renderCorrections(v, rare) {
   box._sig = sig;
   box._keys = {};
   box.replaceChildren();
-  for (const a of rare) {
-    const b = el("button", {class: "btn fix", type: "button", dataset: {fix: a.type}}, fixTitle(a));
-    if (a.key) b.append(el("kbd", {text: a.key}));
-    b.addEventListener("click", () => openFix(a));
-    box.append(b);
-    if (a.key) box._keys[a.key] = b;
+  const byType = new Map(rare.map((a) => [a.type, a]));
+  const grouped = new Set(FIX_GROUPS.flatMap(([, types]) => types));
+  const groups = FIX_GROUPS.map(([name, types]) => [name, types.filter((x) => byType.has(x)).map((x) => byType.get(x))])
+    .concat([["other", rare.filter((a) => !grouped.has(a.type))]]);
+  for (const [name, acts] of groups) {
+    if (!acts.length) continue;
+    const section = el("section", {class: "fix-group " + name, dataset: {group: name}},
+      name === "other" ? null : el("h3", {text: t("fix.group." + name)}));
+    for (const a of acts) {
+      const b = el("button", {class: "btn fix" + (DESTRUCTIVE.includes(a.type) ? " danger" : ""), type: "button",
+        dataset: {fix: a.type}}, el("span", {class: "fix-name", text: fixTitle(a)}));
+      if (a.key) b.append(el("kbd", {text: a.key}));
+      const key = "fix.line." + a.type;
+      const line = t(key) !== key ? t(key) : "";
+      if (line) b.append(el("span", {class: "fix-line", text: line}));
+      b.addEventListener("click", () => openFix(a));
+      section.append(b);
+      if (a.key) box._keys[a.key] = b;
+    }
+    box.append(section);
   }
   return box._keys;
 }
@@ -626,6 +701,10 @@ function openFix(a) {
     }
   }
   refresh();
+  // A destructive correction says so on its button: «Да, завершить игру».
+  const danger = DESTRUCTIVE.includes(a.type);
+  $("fix-ok").classList.toggle("danger", danger);
+  $("fix-ok").textContent = danger ? t("fix.confirm_danger", {what: fixTitle(a).toLowerCase()}) : t("host.apply");
   const form = $("fix-form");
   form.onsubmit = async (e) => {
     e.preventDefault();
@@ -692,7 +771,8 @@ function openNewGame() {
 // A game still running is ended by a new one: the start screen names it, and «Начать»
 // asks once more before ending it.
 function runningGame() {
-  if (!state || state.game == null || state.finished) return "";
+  // A game over by its rules is not "running": the next game stores its result.
+  if (!state || state.game == null || state.finished || gameOver(state)) return "";
   const v = state.view || {};
   const who = players(v).map((p) => `${p.name} ${num(p.score)}`).join(", ");
   return [t("rules." + state.rules), v.package ? `«${v.package}»` : "", who].filter(Boolean).join(" · ");
