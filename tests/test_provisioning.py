@@ -111,7 +111,8 @@ def setup_args(tmp_path: Path) -> list[str]:
     template.write_text(KEYFILE)
     return ["--data", str(tmp_path / "data"), "--keyfile", str(tmp_path / "hotspot.nmconnection"),
             "--template", str(template), "--user", "nobody-here",
-            "--nm-state", str(tmp_path / "NetworkManager.state")]
+            "--nm-state", str(tmp_path / "NetworkManager.state"),
+            "--avahi-conf", str(tmp_path / "avahi-daemon.conf")]
 
 
 def nm_parse(keyfile: str) -> dict[str, dict[str, str]]:
@@ -281,8 +282,11 @@ def test_venue_network_mode_and_back(box_setup, tmp_path):
     assert nm_parse(key.read_text())["connection"]["autoconnect"] == "false"
     settings = json.loads((data / "settings.json").read_text())
     assert settings["wifi"]["ssid"] == "Bar; Wi-Fi"
-    assert settings["host_url"] == "http://svoyak.local/host"
     box = json.loads((data / "box.json").read_text())
+    # The box's own name (not every box's svoyak.local), given to the router's DHCP too.
+    assert re.fullmatch(r"svoyak-[a-z2-9]{4}", box["hostname"])
+    assert settings["host_url"] == f"http://{box['hostname']}.local/host"
+    assert parsed["ipv4"]["dhcp-hostname"] == box["hostname"]
     assert box["wifi"] == own and box["network"]["mode"] == "venue-wifi"
     # A refused venue request changes nothing.
     request.write_text(json.dumps({"network": "venue-wifi", "ssid": "", "password": ""}))
@@ -298,6 +302,43 @@ def test_venue_network_mode_and_back(box_setup, tmp_path):
     assert nm_parse(key.read_text())["connection"].get("autoconnect") != "false"
     settings = json.loads((data / "settings.json").read_text())
     assert settings["wifi"] == own and settings["host_url"] == "http://10.42.0.1/host"
+
+
+def test_every_box_has_its_own_name_on_a_venue_network(box_setup, tmp_path):
+    """Two boxes from one image get two names, each announced by avahi (written before it
+    starts) and kept across boots: the Wi-Fi name's four letters and digits, or with a
+    fixed Wi-Fi name, four made once."""
+    names = []
+    for n in (1, 2):
+        folder = tmp_path / f"box{n}"
+        folder.mkdir()
+        args = setup_args(folder)
+        avahi = folder / "avahi-daemon.conf"
+        avahi.write_text("[server]\nhost-name=svoyak\nuse-ipv4=yes\n\n[wide-area]\n"
+                         "enable-wide-area=yes\n")  # as an earlier image left it
+        assert box_setup.main(args) == 0
+        box = json.loads((folder / "data/box.json").read_text())
+        assert box["hostname"] == "svoyak-" + box["wifi"]["ssid"].removeprefix(
+            "Svoyak-").lower()
+        cp = configparser.ConfigParser()
+        cp.read_string(avahi.read_text())
+        assert cp["server"]["host-name"] == box["hostname"] and cp["server"]["use-ipv4"] == "yes"
+        assert "enable-wide-area" in cp["wide-area"]
+        mtime = avahi.stat().st_mtime_ns
+        assert box_setup.main(args) == 0  # the next boot: the same name, nothing rewritten
+        assert json.loads((folder / "data/box.json").read_text())["hostname"] == box["hostname"]
+        assert avahi.stat().st_mtime_ns == mtime
+        names.append(box["hostname"])
+    assert names[0] != names[1]
+    # A fixed Wi-Fi name (the same on every box) still gives each box a name of its own.
+    folder = tmp_path / "fixed"
+    folder.mkdir()
+    args = setup_args(folder)
+    assert box_setup.main([*args, "--ssid", "Club quiz", "--psk", "long enough pw"]) == 0
+    first = json.loads((folder / "data/box.json").read_text())["hostname"]
+    assert re.fullmatch(r"svoyak-[a-z2-9]{4}", first)
+    assert box_setup.main(args) == 0
+    assert json.loads((folder / "data/box.json").read_text())["hostname"] == first
 
 
 def test_wifi_change_requested_by_the_app(box_setup, tmp_path, capsys):
@@ -329,6 +370,61 @@ def test_wifi_change_requested_by_the_app(box_setup, tmp_path, capsys):
     assert box_setup.main([*args, "--request", str(request)]) == 2
     assert not request.is_symlink() and secret.exists()
     assert "leaked" not in key.read_text()
+
+
+# (name, password): what a club might type on the admin page's Wi-Fi form.
+WIFI_FORM_CASES = [
+    ("Квиз клуб", "novyi parol 2026"), ("Club", "пароль клуба 2026"), ("Club", "short"),
+    ("Club", "x" * 63), ("Club", "x" * 64), ("x" * 33, "long enough pw"),
+    ("Я" * 16, "long enough pw"), ("Я" * 17, "long enough pw"), ("Club", "tab\there pw"),
+    ("Club", "   spaces are fine  "), ("Club", "émigré password"),
+]
+
+
+def test_the_wifi_form_refuses_exactly_what_the_set_up_tool_refuses(box_setup, tmp_path,
+                                                                     capsys):
+    """The admin page and the root-side tool share one rule (webui/wifi_rules.py): the
+    page says «Сохранено» only for what the tool then applies, and refuses the rest with
+    the tool's own words (Russian on the page in Russian)."""
+    from webui_kit import make_kit
+
+    from webui import wifi_rules
+
+    args = setup_args(tmp_path)
+    assert box_setup.main(args) == 0
+    data = tmp_path / "data"
+    request = data / "wifi-request.json"
+    kit = make_kit(data, simulate=False)  # the box: the page only asks the tool
+    try:
+        c = kit.app.test_client()
+        assert c.post("/login", data={"pin": kit.services.settings.pin}).status_code == 302
+        outcomes = []
+        for ssid, password in WIFI_FORM_CASES:
+            c.get("/lang/en")
+            r = c.post("/admin/settings", data={"ssid": ssid, "password": password})
+            page_ok = r.status_code == 200
+            if page_ok:
+                assert request.exists()
+            else:
+                request.write_text(json.dumps({"ssid": ssid, "password": password}))
+            capsys.readouterr()
+            tool_ok = box_setup.main([*args, "--request", str(request)]) == 0
+            err = capsys.readouterr().err
+            outcomes.append((ssid, password, page_ok, tool_ok))
+            if not page_ok:
+                try:
+                    wifi_rules.check(ssid, password)
+                except wifi_rules.WifiRefused as e:
+                    refused = e
+                assert refused.en in err and refused.en in r.get_data(as_text=True)
+                c.get("/lang/ru")
+                ru = c.post("/admin/settings", data={"ssid": ssid, "password": password})
+                assert ru.status_code == 400 and refused.ru in ru.get_data(as_text=True)
+        assert all(page_ok == tool_ok for *_, page_ok, tool_ok in outcomes), outcomes
+        assert [ok for *_, ok, _ in outcomes] == [True, False, False, True, False, False,
+                                                  True, False, False, True, False]
+    finally:
+        kit.close()
 
 
 # What Raspberry Pi OS Lite's pi-gen (stage2/02-net-tweaks) writes when the image is built
@@ -684,6 +780,10 @@ def test_first_boot_identity_inside_the_tree(tree):
     assert key["wifi-security"]["key-mgmt"] == "wpa-psk"
     assert key["wifi-security"]["proto"] == "rsn;"  # NetworkManager writes lists with ";"
     assert key["ipv4"]["method"] == "shared" and key["ipv4"]["address1"] == "10.42.0.1/24"
+    # avahi will announce the box's own name (svoyak-7k2m.local), not the image's.
+    assert re.fullmatch(r"svoyak-[a-z2-9]{4}", box["hostname"])
+    assert f"host-name={box['hostname']}" in (
+        root / "etc/avahi/avahi-daemon.conf").read_text().splitlines()
     settings = root / "var/lib/svoyak/settings.json"
     uid = int(re.search(r"^svoyak:x:(\d+):", (root / "etc/passwd").read_text(), re.M)[1])
     assert settings.stat().st_uid == uid and stat.S_IMODE(settings.stat().st_mode) == 0o600
@@ -740,8 +840,12 @@ def test_base_settings(tree):
     assert "Storage=volatile" in (root / "etc/systemd/journald.conf.d/svoyak.conf").read_text()
     assert "RuntimeWatchdogSec=15" in (
         root / "etc/systemd/system.conf.d/svoyak-watchdog.conf").read_text()
-    assert re.search(r"^host-name=svoyak$", (root / "etc/avahi/avahi-daemon.conf").read_text(),
-                     re.M)
+    # avahi announces the box's own name, written by its first boot (the identity test),
+    # never one name for every box.
+    avahi = (root / "etc/avahi/avahi-daemon.conf").read_text()
+    names = re.findall(r"^host-name=(.*)$", avahi, re.M)
+    box = root / "var/lib/svoyak/box.json"
+    assert names == ([json.loads(box.read_text())["hostname"]] if box.exists() else []), names
     # The clock never goes back across reboots: fake-hwclock restores it, saved hourly.
     assert (root / "sbin/fake-hwclock").exists()
     r = subprocess.run(["systemctl", f"--root={root}", "is-enabled", "fake-hwclock.service",

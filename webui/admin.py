@@ -17,7 +17,7 @@ from werkzeug.utils import secure_filename
 from appliance.packages.archive import PackageError
 from appliance.packages.errors import notice_in
 from appliance.packages.library import LibraryError
-from webui import auth, i18n
+from webui import auth, i18n, wifi_rules
 from webui.pages import end_host_sessions, hub, is_host, lang, render, services
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -62,8 +62,10 @@ def save_settings() -> Any:
         ssid, password = f["ssid"].strip(), f.get("password", "")
         current = services().settings.get()["wifi"]
         if (ssid, password) != (current.get("ssid", ""), current.get("password", "")):
-            if not 1 <= len(ssid.encode()) <= 32 or not 8 <= len(password) <= 63:
-                return _back("admin.wifi_bad", 400)
+            try:  # exactly what the box's set-up tool (root) accepts, in its words
+                wifi_rules.check(ssid, password)
+            except wifi_rules.WifiRefused as e:
+                return _back("", 400, text=e.text(lang()))
             # The access point belongs to the box's set-up tool (root): ask it. In the
             # simulator there is none, so the settings change at once.
             services().settings.request_wifi(ssid, password)
@@ -74,9 +76,13 @@ def save_settings() -> Any:
     if "network" in f:  # the venue network mode, applied by the box's set-up tool (root)
         mode, vssid, vpass = f["network"], f.get("venue_ssid", "").strip(), f.get(
             "venue_password", "")
-        if mode not in ("hotspot", "venue-wifi", "venue-ethernet") or mode == "venue-wifi" and (
-                not 1 <= len(vssid.encode()) <= 32 or vpass and not 8 <= len(vpass) <= 63):
+        if mode not in ("hotspot", "venue-wifi", "venue-ethernet"):
             return _back("admin.network_bad", 400)
+        if mode == "venue-wifi":
+            try:
+                wifi_rules.check(vssid, vpass, venue=True)
+            except wifi_rules.WifiRefused as e:
+                return _back("", 400, text=e.text(lang()))
         services().settings.request_wifi(vssid, vpass, network=mode)
         message = "admin.network_requested"
     if "volume" in f:
@@ -112,8 +118,9 @@ def change_pin() -> Any:
     return _back("admin.pin_changed")
 
 
-def _back(key: str, status: int = 200) -> Any:
-    return render("admin.html", pin=services().settings.pin, message=i18n.translate(key, lang()),
+def _back(key: str, status: int = 200, *, text: str | None = None) -> Any:
+    message = text if text is not None else i18n.translate(key, lang())
+    return render("admin.html", pin=services().settings.pin, message=message,
                   failed=status >= 400, packages=services().list_packages(), games=_games(),
                   hardware=_hardware()), status
 

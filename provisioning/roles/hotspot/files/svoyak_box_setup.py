@@ -39,6 +39,26 @@ import tempfile
 import time
 from pathlib import Path
 
+
+def _wifi_rules():
+    """The Wi-Fi name and password rule the admin page uses too (webui/wifi_rules.py): in
+    the repository a link beside this file, on the box installed by the hotspot role."""
+    import importlib.util
+
+    for folder in (Path(__file__).resolve().parent, Path("/usr/local/lib/svoyak")):
+        path = folder / "svoyak_wifi_rules.py"
+        if path.exists():
+            spec = importlib.util.spec_from_file_location("svoyak_wifi_rules", path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+    raise SystemExit("svoyak-box-setup: svoyak_wifi_rules.py is missing (the hotspot role "
+                     "installs it in /usr/local/lib/svoyak)")
+
+
+wifi_rules = _wifi_rules()
+
 # No look-alikes (0/o, 1/l/i): the password is read off a TV screen.
 PSK_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 SUFFIX_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -54,9 +74,33 @@ def new_pin() -> str:
     return f"{secrets.randbelow(10 ** PIN_DIGITS):0{PIN_DIGITS}d}"
 
 
+def new_suffix() -> str:
+    return "".join(secrets.choice(SUFFIX_ALPHABET) for _ in range(4))
+
+
+def name_suffix(box: dict, ssid_prefix: str) -> str:
+    """The box's own four letters and digits, made once: those of its generated Wi-Fi
+    name (Svoyak-7K2M), else new ones kept in box.json (a fixed name names no box)."""
+    suffix = box.get("name_suffix")
+    if isinstance(suffix, str) and re.fullmatch(f"[{SUFFIX_ALPHABET}]{{4}}", suffix):
+        return suffix
+    ssid = str(box.get("wifi", {}).get("ssid", ""))
+    tail = ssid[len(ssid_prefix):]
+    if ssid.startswith(ssid_prefix) and re.fullmatch(f"[{SUFFIX_ALPHABET}]{{4}}", tail):
+        return tail
+    return new_suffix()
+
+
+def mdns_name(hostname: str, suffix: str) -> str:
+    """The box's name on a venue network (svoyak-7k2m, announced as svoyak-7k2m.local):
+    each box its own, so two boxes on one network never answer for each other."""
+    return f"{hostname}-{suffix.lower()}"
+
+
 def generate(ssid_prefix: str, address: str) -> dict:
-    suffix = "".join(secrets.choice(SUFFIX_ALPHABET) for _ in range(4))
+    suffix = new_suffix()
     return {
+        "name_suffix": suffix,
         "wifi": {
             "ssid": f"{ssid_prefix}{suffix}",
             "password": "".join(secrets.choice(PSK_ALPHABET) for _ in range(10)),
@@ -68,11 +112,7 @@ def generate(ssid_prefix: str, address: str) -> dict:
 
 
 def validate(box: dict) -> None:
-    ssid, psk = box["wifi"]["ssid"], box["wifi"]["password"]
-    if not 1 <= len(ssid.encode()) <= 32 or "\n" in ssid:
-        raise ValueError("the Wi-Fi name must be 1 to 32 bytes on one line")
-    if not (8 <= len(psk) <= 63 and all(32 <= ord(c) < 127 for c in psk)):
-        raise ValueError("the Wi-Fi password must be 8 to 63 printable ASCII characters")
+    wifi_rules.check(box["wifi"]["ssid"], box["wifi"]["password"])  # the admin page's rule
     if not PIN_RULE.fullmatch(box["host_pin"]):
         raise ValueError("the host PIN must be 6 to 12 digits")
 
@@ -200,23 +240,18 @@ def validate_network(network: dict) -> None:
     if network.get("mode") not in NETWORK_MODES:
         raise ValueError(f"the network mode is one of {', '.join(NETWORK_MODES)}")
     if network["mode"] == "venue-wifi":
-        ssid, psk = network.get("ssid", ""), network.get("password", "")
-        if not isinstance(ssid, str) or not 1 <= len(ssid.encode()) <= 32 or "\n" in ssid:
-            raise ValueError("the venue's Wi-Fi name must be 1 to 32 bytes on one line")
-        if not isinstance(psk, str) or psk and not (
-                8 <= len(psk) <= 63 and all(32 <= ord(c) < 127 for c in psk)):
-            raise ValueError("the venue's Wi-Fi password must be empty (an open network) or "
-                             "8 to 63 printable ASCII characters")
+        wifi_rules.check(network.get("ssid", ""), network.get("password", ""), venue=True)
 
 
-def venue_keyfile(network: dict, wifi_interface: str) -> str | None:
+def venue_keyfile(network: dict, wifi_interface: str, hostname: str = "svoyak") -> str | None:
     """The keyfile that joins the venue's network, or None in hotspot mode. It outranks
     the access point (autoconnect-priority), so NetworkManager prefers it when present."""
     mode = network["mode"]
     if mode == "hotspot":
         return None
     head = f"[connection]\nid={VENUE}\nautoconnect=true\nautoconnect-priority=200\n"
-    tail = "\n[ipv4]\nmethod=auto\ndhcp-hostname=svoyak\n\n[ipv6]\nmethod=auto\n"
+    tail = (f"\n[ipv4]\nmethod=auto\ndhcp-hostname={keyfile_string(hostname)}\n\n"
+            "[ipv6]\nmethod=auto\n")
     if mode == "venue-ethernet":
         return head + "type=ethernet\n\n[ethernet]\n" + tail
     text = (head + f"type=wifi\ninterface-name={keyfile_string(wifi_interface)}\n\n"
@@ -275,6 +310,23 @@ def enable_radio_state(path: Path) -> bool:
     if new == text:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, new, 0o644)
+    return True
+
+
+AVAHI_CONF = Path("/etc/avahi/avahi-daemon.conf")
+
+
+def announce_as(path: Path, name: str) -> bool:
+    """avahi announces the box as NAME.local (its [server] host-name), its own name, not
+    the image's: written before avahi starts. Nothing when avahi is not installed."""
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        return False
+    new = set_key(text, "server", "host-name", name)
+    if new == text:
+        return False
     write_atomic(path, new, 0o644)
     return True
 
@@ -394,6 +446,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reload", action="store_true", help="restart the access point now")
     p.add_argument("--fallback", type=float, metavar="SECONDS", default=None,
                    help="boot check: own Wi-Fi if the venue network is not up in SECONDS")
+    p.add_argument("--avahi-conf", type=Path, default=AVAHI_CONF,
+                   help="avahi's configuration (its host-name is set to the box's own name)")
     p.add_argument("--nm-state", type=Path, default=NM_STATE,
                    help="NetworkManager's state file (its WirelessEnabled is set true)")
     p.add_argument("--radio", type=float, metavar="SECONDS", default=None,
@@ -440,7 +494,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.pin is not None:
             box["host_pin"] = args.pin
         box["address"] = args.address
-        box["hostname"] = args.hostname
+        box["name_suffix"] = name_suffix(box, args.ssid_prefix)
+        box["hostname"] = mdns_name(args.hostname, box["name_suffix"])
         box.setdefault("network", {"mode": "hotspot"})
         if args.network is not None:
             box["network"] = {"mode": args.network}
@@ -471,16 +526,21 @@ def main(argv: list[str] | None = None) -> int:
     if not path.exists() or path.read_text() != text:
         write_atomic(path, text, 0o640, gid)
     seed_settings(args.data / "settings.json", box, uid, gid)
-    if not requested:  # at boot, before NetworkManager reads it
+    if not requested:  # at boot, before NetworkManager and avahi read them
         try:
             enable_radio_state(args.nm_state)
         except OSError as e:
             print(f"svoyak-box-setup: {args.nm_state}: {e}", file=sys.stderr)
+        try:
+            announce_as(args.avahi_conf, box["hostname"])
+        except OSError as e:
+            print(f"svoyak-box-setup: {args.avahi_conf}: {e}", file=sys.stderr)
     if args.template.exists():
         keyfile = render_keyfile(args.template.read_text("utf-8"), box["wifi"]["ssid"],
                                  box["wifi"]["password"], box["network"]["mode"] == "hotspot")
         write_if_changed(args.keyfile, keyfile, 0o600)
-        write_if_changed(venue_path, venue_keyfile(box["network"], args.wifi_interface), 0o600)
+        write_if_changed(venue_path, venue_keyfile(box["network"], args.wifi_interface,
+                                                   box["hostname"]), 0o600)
     else:
         print(f"svoyak-box-setup: no {args.template}, Wi-Fi not configured", file=sys.stderr)
     if args.reload:

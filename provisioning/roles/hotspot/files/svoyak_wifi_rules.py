@@ -1,0 +1,1 @@
+../../../../webui/wifi_rules.py
