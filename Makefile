@@ -11,7 +11,7 @@ PIP := $(VENV)/bin/pip install -qq --disable-pip-version-check
 VENDOR := webui/static/vendor/socket.io.min.js
 AXE := webui/node_modules/axe-core/axe.min.js
 
-.PHONY: run test test-arm64 lint unit bench clean vendor screenshots image
+.PHONY: run test test-box test-arm64 lint unit bench clean vendor screenshots image
 
 run: $(RUN_STAMP) vendor
 	$(VENV)/bin/svoyak serve --simulate --data $(DATA) --host $(HOST) --port $(PORT)
@@ -28,6 +28,15 @@ test: $(STAMP) vendor $(AXE)
 test-arm64: $(STAMP)
 	scripts/test-deps.sh
 	SVOYAK_TEST_ARCH=arm64 $(VENV)/bin/pytest tests/test_provisioning.py
+
+# The box booted in QEMU from a disk made of the provisioned tree (tests/box/; what it checks
+# and its times are in docs/appliance.md, "Booted in QEMU"). Slow the first time (site.yml,
+# the kernel module build), cached afterwards. BOX_TESTS picks some (default: all).
+BOX_TESTS ?= $(addprefix tests/box/box_,boot.py kiosk.py buttons.py wifi.py faults.py)
+test-box: $(STAMP) vendor
+	scripts/test-deps.sh
+	scripts/test-box-deps.sh
+	$(VENV)/bin/pytest -p no:cacheprovider $(BOX_TESTS)
 
 $(RUN_STAMP): pyproject.toml scripts/bootstrap.sh
 	@scripts/bootstrap.sh
