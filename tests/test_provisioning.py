@@ -813,6 +813,7 @@ def test_kiosk_shows_the_board(tree):
     assert svc["Service"]["PAMName"] == "svoyak-kiosk"
     assert (root / "etc/pam.d/svoyak-kiosk").exists()
     assert (root / "usr/bin/cage").exists() and (root / "usr/bin/chromium").exists()
+    assert (root / "usr/bin/Xwayland").exists()  # cage 0.1.4 will not start without it
     launcher = root / "usr/local/bin/svoyak-kiosk-browser"
     text = launcher.read_text()
     assert "url='http://localhost/board'" in text
