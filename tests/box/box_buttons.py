@@ -74,24 +74,18 @@ def test_the_game_server_holds_the_virtual_chip(box: Box) -> None:
     assert lamp_line(box, pins.lamp) == 0  # no lamp before a question
 
 
-def test_false_start_lamp_and_the_first_edge_answers(box: Box, game: Any) -> None:
-    host, board = game
-    pins = default_pins()
-    host.send("new_game", {"rules": "tv", "players": ["Анна", "Борис", "Вера"],
-                           "package": "demo:tv"})
-    host.act("pick_chooser", player=0)
+BLOCK_NS = 2_000_000_000  # the show's preset: a false start locks the button for 2 s
+ATTEMPTS = 4
+
+
+def question(box: Box, host: Host, board: Screen, pins: pinmap.PinMap) -> dict[str, Any]:
+    """One question with the players' hands: Борис's false start during the reading, the
+    host's lamp right after it (no round trip more than needed), while one shell in the box
+    waits for the lamp line and presses for Борис, Вера and Анна, 150 ms apart. The
+    question as the board shows it once someone answers."""
     host.act("choose")
     host.wait(lambda v: phase(v) == "reading", 30, "reading")
     assert lamp_line(box, pins.lamp) == 0
-    # Борис presses while the question is read: a false start, through the real GPIO path.
-    # The host lights the lamp as soon as the box has it, and Борис presses again at once,
-    # inside his 2 s block (the show's preset), then Вера, then Анна: Вера's edge is the
-    # first that counts. (The lamp line is read afterwards: reading it here would eat
-    # into the block.)
-    # Борис's false start; the host lights the lamp right after it (its 2 s block is
-    # short for an emulated box, so no round trip more than needed), while one shell in
-    # the box waits for the lamp line and presses for Борис, Вера and Анна.
-    t0 = time.monotonic()
     press(box, pins.buttons[1])
     time.sleep(0.3)
     players: dict[str, str] = {}
@@ -104,18 +98,39 @@ def test_false_start_lamp_and_the_first_edge_answers(box: Box, game: Any) -> Non
     hands.start()
     host.send("command", {"type": "lamp"})
     hands.join(60)
-    record("box_buttons.false_start_to_presses_s", round(time.monotonic() - t0, 2))
-    assert players["out"].split() == ["lit"], "the lamp line never went high"
+    assert players.get("out", "").split() == ["lit"], "the lamp line never went high"
     v = board.wait(lambda v: phase(v) == "answering", 30, "an answerer on the board")
-    q = v["view"]["question"]
-    presses = q["race"]["presses"]
-    record("box_buttons.presses", presses)
+    return dict(v["view"]["question"])
+
+
+def test_false_start_lamp_and_the_first_edge_answers(box: Box, game: Any) -> None:
+    """Борис's second press must come inside his 2 s block for the block to be tested; an
+    emulated box under load can take longer than that from his false start to the lamp.
+    Such a question proves nothing about the block, so another one is played (each one
+    still checks the lamp line, the edges and the answerer)."""
+    host, board = game
+    pins = default_pins()
+    host.send("new_game", {"rules": "tv", "players": ["Анна", "Борис", "Вера"],
+                           "package": "demo:tv"})
+    host.act("pick_chooser", player=0)
+    for attempt in range(1, ATTEMPTS + 1):
+        q = question(box, host, board, pins)
+        presses = q["race"]["presses"]
+        record(f"box_buttons.presses_{attempt}", presses)
+        assert presses[0]["player"] == 1 and presses[0]["status"] == "false_start", presses
+        again = next(p for p in presses[1:] if p["player"] == 1)
+        if again["t_ns"] - presses[0]["t_ns"] < BLOCK_NS:
+            break
+        host.act("judge", verdict="right")  # too late to test the block: the next one
+        host.wait(lambda v: phase(v) == "choose", 30, "the board again")
+    else:
+        raise AssertionError(f"Борис never pressed again within 2 s in {ATTEMPTS} questions")
+    record("box_buttons.block_attempts", attempt)
     assert q["answerer"] == 2, presses
-    assert presses[0]["player"] == 1 and presses[0]["status"] == "false_start", presses
     statuses = {(p["player"], p["status"]) for p in presses}
     assert (1, "blocked") in statuses and (2, "winner") in statuses, presses
-    # Decided by the edges' times: Вера's press is stamped about 150 ms after Борис's and
-    # before Анна's, as the lines were pulled.
+    # Decided by the edges' times: Вера's press is stamped after Борис's and before Анна's,
+    # as the lines were pulled.
     t = {p["player"]: p["t_ns"] for p in presses if p["status"] != "false_start"}
     assert 0.05e9 < t[2] - t[1] < 1.5e9, presses
     assert 0 not in t or t[0] > t[2], presses

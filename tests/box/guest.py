@@ -7,9 +7,10 @@ phones' DHCP client, and a /proc/cpuinfo for the game server saying it runs on a
 
 Fresh card: Raspberry Pi OS Lite images since 2024-11-19 leave the Wi-Fi radio off when no
 Wi-Fi country was set at build time (pi-gen stage2/02-net-tweaks writes NetworkManager.state
-with WirelessEnabled=false and blocks the radio through rfkill); the test kernel's command
-line says rfkill.default_state=0 for the second. No machine identity, no box identity or
-settings (the data partition is empty), the journal in RAM (the base role's own setting).
+with WirelessEnabled=false, before site.yml runs on the image: like_pi_os(), and blocks the
+radio through rfkill: the test kernel's command line says rfkill.default_state=0). No
+machine identity, no box identity or settings (the data partition is empty), the journal
+in RAM (the base role's own setting).
 """
 
 from __future__ import annotations
@@ -54,9 +55,11 @@ def add_test_layer(tree: Path, kernel: Path, in_tree: Callable[[Path, str], None
     units = tree / "etc/systemd/system"
     for name in UNITS:
         shutil.copy2(FILES / name, units / name)
-    dropin = units / "svoyak.service.d"
-    dropin.mkdir(exist_ok=True)
-    shutil.copy2(FILES / "svoyak-test-pi.conf", dropin / "svoyak-test-pi.conf")
+    for unit, conf in (("svoyak.service", "svoyak-test-pi.conf"),
+                       ("svoyak-kiosk.service", "svoyak-test-kiosk.conf")):
+        dropin = units / f"{unit}.d"
+        dropin.mkdir(exist_ok=True)
+        shutil.copy2(FILES / conf, dropin / conf)
     subprocess.run(["systemctl", f"--root={tree}", "enable", *UNITS], check=True,
                    capture_output=True)
     # The emulated machine runs some ten times slower than a Pi: udev names the data
@@ -71,11 +74,20 @@ def add_test_layer(tree: Path, kernel: Path, in_tree: Callable[[Path, str], None
     (tree / "etc/svoyak-test").mkdir(exist_ok=True)
 
 
-def make_fresh(tree: Path) -> None:
-    """The state of a card just written by the Imager, before its first boot."""
+PI_OS_STATE = "[main]\nWirelessEnabled=false\n"
+
+
+def like_pi_os(tree: Path) -> None:
+    """What Raspberry Pi OS Lite's own build leaves that matters here, before site.yml:
+    pi-gen's stage2/02-net-tweaks writes NetworkManager.state with the radio off when no
+    Wi-Fi country was set (the Imager undoes it at first boot only if told a country)."""
     nm = tree / "var/lib/NetworkManager"
     nm.mkdir(parents=True, exist_ok=True)
-    (nm / "NetworkManager.state").write_text("[main]\nWirelessEnabled=false\n")
+    (nm / "NetworkManager.state").write_text(PI_OS_STATE)
+
+
+def make_fresh(tree: Path) -> None:
+    """The state of a card just written by the Imager, before its first boot."""
     (tree / "etc/machine-id").write_text("")
     (tree / "var/lib/dbus/machine-id").unlink(missing_ok=True)
     for leftover in ("usr/sbin/policy-rc.d", "etc/resolv.conf"):

@@ -276,10 +276,12 @@ def provisioned_tree(director: bool = False) -> Path:
     dist = cache() / f"wheel.{os.getpid()}"
     try:
         whl = wheel(dist)
-        provisioned_key = digest(tree_digest(ROOT / "provisioning"), director)
+        provisioned_key = digest(tree_digest(ROOT / "provisioning"), director,
+                                 guest.PI_OS_STATE)
 
         def provision(work: Path) -> None:
             log(f"applying site.yml to {work.name} (after a change to provisioning/ only)")
+            guest.like_pi_os(work)
             play(work, whl, {"svoyak_director": director})
 
         provisioned = cached_tree(f"provisioned-{role}-{provisioned_key}", provision)
