@@ -13,10 +13,30 @@ sources are untouched, so no storm of phone commands can crowd out a wired press
 
 Why one queue in arrival order rather than a queue per source served by priority: the loop
 decides commands in the order they arrived, and fires a deadline only once every command that
-arrived before it is decided. Serving a wired press ahead of a phone command that arrived
-earlier could let a deadline fall between the two (the phone's command would then be decided
-against a state it arrived before), and serving the host ahead of a press could put a press
-after the ``announce`` it preceded. So sources get separate room, not separate order; the
+arrived before it is decided. Serving the host ahead of a press could put a press after the
+``announce`` it preceded. Serving a wired press P ahead of screens commands S1..Sk queued
+before it (arrived at a1 <= ... <= ak <= aP) would change no decision only if each Si is
+decided the same with P already in the state and P the same without them, and that does not
+hold in general:
+
+- the arbiter orders presses by tick only in choosing the winner (`arbiter.settle` takes the
+  lowest tick among the candidates, and a press's status depends on its own seat's earlier
+  presses and on the lamp, not on other seats'); `Race.presses` keeps the order the presses
+  were decided in, so the state differs (the views sort it by tick);
+- a command's decision depends on the deadlines due by its arrival (`RunningGame.run` feeds
+  them first; the engines catch up to the arrival themselves, and a TV press that arrives
+  past its own settle window settles at once). Those deadlines are made by the very
+  commands being reordered: S1, a phone press, opens a window at its tick plus the settle
+  window, which may close before aP, so in arrival order P meets a decided race and is late,
+  while served first P would be a candidate. P's own window, when its edge reached the box
+  late, may close before a1, and served first it would settle before S1 is decided. So "no
+  deadline between a1 and aP" cannot be checked before the commands between are decided;
+- a screens command other than a press (a bet, a written answer, a seat taken) has no order
+  with a press that the arbiter restores.
+
+And where it is safe it gains nothing for the lamp: the deadline that lights it fires only
+after every command that arrived before it is decided, so it waits for S1..Sk either way; only
+P's own future would resolve sooner. So sources get separate room, not separate order; the
 screens' room is kept small so that what waits ahead of a wired press is bounded.
 """
 
