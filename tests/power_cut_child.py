@@ -52,14 +52,17 @@ class SlowLoserStore(Store):
         return super().append(game, events, **kw)
 
 
-def play_battle(path: str, out_path: str, stall: bool, slow_loser: bool = False) -> None:
+def play_battle(path: str, out_path: str, stall: bool, slow_loser: bool = False,
+                queued: bool = False) -> None:
     """A sport battle played as fast as the loop allows, with the lamp's early subscriber
     (as `gpio.start` subscribes the outputs) writing ``lamp Q SEAT`` when a settle window's
     winner is shown, before the commit. Every acknowledged command is written as ``ack TYPE
     Q [SEAT]``. With `stall`, the lamp's subscriber then holds the loop for a second, so a
     kill lands between the lamp and the commit. With `slow_loser`, the winner presses first
     and the loser's press takes a second to commit: the lamp watch lights the lamp while it
-    is being written, so a kill lands between the lamp and the loser's commit."""
+    is being written, so a kill lands between the lamp and the loser's commit. With `queued`
+    too, the third seat's wired press (later still) waits in the inbox behind that commit:
+    the watch folds it in and lights the lamp before either is written."""
     import time
 
     from appliance.rules.protocol import press
@@ -106,7 +109,14 @@ def play_battle(path: str, out_path: str, stall: bool, slow_loser: bool = False)
             if slow_loser:
                 store.loser = (first + 1) % 3
                 do(press(first, t), q, first)
-                do(press((first + 1) % 3, t + 2_000), q, (first + 1) % 3)
+                if queued:
+                    pressed = [((first + 1) % 3, t + 2_000), ((first + 2) % 3, t + 3_000)]
+                    futures = [(seat, loop.submit(press(seat, tick))) for seat, tick in pressed]
+                    for seat, fut in futures:
+                        if fut.result().refused is None:
+                            os.write(out, f"ack press {q} {seat}\n".encode())
+                else:
+                    do(press((first + 1) % 3, t + 2_000), q, (first + 1) % 3)
             else:
                 do(press((first + 1) % 3, t + 2_000), q, (first + 1) % 3)
                 do(press(first, t), q, first)

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from drive import FakeClock, settle
 
 from appliance.rules.protocol import Command, press
+from appliance.runtime import lampwatch
 from appliance.runtime.loop import GameLoop
 from appliance.runtime.store import Store
 
@@ -38,9 +39,13 @@ class SlowPresses(Store):
 class Lamp:
     def __init__(self) -> None:
         self.seen: list[tuple[bool, int]] = []
+        self.views: list[tuple[bool, object]] = []  # (lamp, answering) as the outputs follow
         self.lit = threading.Event()
 
     def __call__(self, update) -> None:
+        view = update.rules.view(update.state, "hardware")
+        if not self.views or self.views[-1] != (view["lamp"], view["answering"]):
+            self.views.append((view["lamp"], view["answering"]))
         for e in update.events:
             if e.type == "answerer":
                 self.seen.append((update.committed, e.data["player"]))
@@ -116,6 +121,8 @@ def test_a_losing_press_being_written_does_not_hold_the_lamp(tmp_path):
         assert answerers(store, game) == [0]
         assert lamp.seen[-1] == (True, 0)
         assert {seat for _, seat in lamp.seen} == {0}
+        # the loser's commit, returning, does not take the lamp back until the deadline
+        assert lamp.views[lamp.views.index((False, 0)):] == [(False, 0)]
 
 
 def test_the_winners_own_press_being_written_holds_the_lamp(tmp_path):
@@ -231,3 +238,95 @@ def test_the_winners_own_press_being_written_is_not_watched(tmp_path):
         loop.wake()
         settle(loop, clock)
         assert answerers(store, game) == [0]
+
+
+def test_a_losing_wired_press_queued_behind_the_commit_does_not_hold_the_lamp(tmp_path):
+    """A wired press that reached the box before the window closed, queued behind the losing
+    press being written, is folded in by the watch: it leaves the deadline and the answerer
+    as they are, so the lamp is lit at the deadline, and stays lit while the loop writes the
+    two presses (their states, the deadline still to come, would take it back)."""
+    with started(tmp_path) as (clock, store, loop, lamp, game):
+        t0 = clock()
+        assert loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
+        store.closed = True
+        loser = loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS))
+        assert store.waiting.wait(5)
+        queued = loop.submit(press(2, t0 + 5 * MS, at_ns=t0 + 6 * MS))  # later than seat 0
+        clock.set(t0 + 11 * MS)
+        loop.wake()
+        assert lamp.lit.wait(5)
+        assert lamp.seen == [(False, 0)]
+        assert not loser.done() and not queued.done()
+        assert answerers(store, game) == [] and loop._watch.shown == 1
+        store.gate.set()
+        assert loser.result(5).refused is None and queued.result(5).refused is None
+        settle(loop, clock)
+        assert answerers(store, game) == [0]
+        assert {seat for _, seat in lamp.seen} == {0}
+        assert loop._watch.shown == 1  # the presses' own commits are not watched again
+        # once seat 0 is shown answering, never armed again in between
+        assert lamp.views[lamp.views.index((False, 0)):] == [(False, 0)]
+
+
+def test_a_phone_press_queued_behind_the_commit_holds_the_lamp(tmp_path):
+    """Only wired presses are folded in: anything else that arrived before the deadline
+    leaves it to the loop."""
+    with started(tmp_path) as (clock, store, loop, lamp, game):
+        t0 = clock()
+        assert loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
+        store.closed = True
+        loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS))
+        assert store.waiting.wait(5)
+        queued = loop.submit(press(2, t0 + 5 * MS, by="phone", at_ns=t0 + 6 * MS))
+        clock.set(t0 + 11 * MS)
+        loop.wake()
+        wait_until(lambda: loop._watch.held >= 1)
+        assert lamp.seen == []
+        store.gate.set()
+        assert queued.result(5).refused is None
+        settle(loop, clock)
+        assert answerers(store, game) == [0]
+
+
+def test_too_many_wired_presses_queued_hold_the_lamp(tmp_path, monkeypatch):
+    """Past `FOLD_MOST` presses the watch does not fold them in (the commit's end would wait
+    for it): the loop decides."""
+    monkeypatch.setattr(lampwatch, "FOLD_MOST", 1)
+    with started(tmp_path) as (clock, store, loop, lamp, game):
+        t0 = clock()
+        assert loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
+        store.closed = True
+        loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS))
+        assert store.waiting.wait(5)
+        loop.submit(press(2, t0 + 5 * MS, at_ns=t0 + 6 * MS))
+        last = loop.submit(press(2, t0 + 7 * MS, at_ns=t0 + 8 * MS))
+        clock.set(t0 + 11 * MS)
+        loop.wake()
+        wait_until(lambda: loop._watch.held >= 1)
+        assert lamp.seen == []
+        store.gate.set()
+        last.result(5)
+        settle(loop, clock)
+        assert answerers(store, game) == [0]
+
+
+def test_a_wired_press_queued_that_wins_a_tie_holds_the_lamp(tmp_path):
+    """A queued press with the winner's very tick leaves the deadline where it is but wins
+    the tie (seat order, rotation 0 in the first question): the answerer it leads to is not
+    the one the log holds, so the lamp waits for the loop."""
+    with started(tmp_path) as (clock, store, loop, lamp, game):
+        t0 = clock()
+        assert loop.submit(press(1, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
+        store.closed = True
+        loop.submit(press(2, t0 + 3 * MS, at_ns=t0 + 4 * MS))
+        assert store.waiting.wait(5)
+        queued = loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 6 * MS))  # seat 1's tick
+        clock.set(t0 + 11 * MS)
+        loop.wake()
+        wait_until(lambda: loop._watch.held >= 1)
+        assert lamp.seen == []
+        store.gate.set()
+        assert queued.result(5).refused is None
+        settle(loop, clock)
+        assert answerers(store, game) == [0]
+        assert {seat for _, seat in lamp.seen} == {0}

@@ -165,3 +165,20 @@ def test_a_phone_refused_by_a_full_inbox_is_told_why_and_counted(tmp_path):
         assert stats["hub"]["inbox"]["busy"][inbox.HOST_LANE] == 0
     finally:
         kit.close()
+
+
+def test_the_inbox_lists_what_arrived_before_a_moment_in_the_loops_order():
+    """What the lamp watch asks (`Inbox.before`): the items queued that arrived before a
+    moment, in the order the loop takes them, control items aside; gone once taken."""
+    box = inbox.Inbox()
+    box.put("wake")  # a control item: no source
+    assert box.put("a", inbox.SCREENS, 5)
+    assert box.put("b", inbox.BUTTONS, 7)
+    assert box.put("c", inbox.HOST_LANE, 9)
+    assert box.before(9) == [(inbox.SCREENS, "a"), (inbox.BUTTONS, "b")]
+    assert box.before(5) == []
+    assert box.get(0) == "wake"
+    assert box.get(0) == "a"
+    assert box.before(10) == [(inbox.BUTTONS, "b"), (inbox.HOST_LANE, "c")]
+    assert box.get(0) == "b" and box.get(0) == "c"
+    assert box.before(10) == [] and box.earliest() is None

@@ -165,7 +165,15 @@ def test_power_cut_while_a_losing_press_is_written(tmp_path):
     lamp_kills(tmp_path, slow_loser=True)
 
 
-def lamp_kills(tmp_path: Path, slow_loser: bool) -> None:
+def test_power_cut_while_a_losing_press_is_written_and_a_wired_press_waits(tmp_path):
+    """As above, with a later wired press waiting in the inbox behind the slow commit: the
+    lamp watch folds it in and lights the lamp before either press is written. A kill then
+    loses both; the lamp showed a press already in the log, and the restarted box decides
+    it."""
+    lamp_kills(tmp_path, slow_loser=True, queued=True)
+
+
+def lamp_kills(tmp_path: Path, slow_loser: bool, queued: bool = False) -> None:
     path = tmp_path / "svoyak.db"
     rng = random.Random(int.from_bytes(os.urandom(4), "big"))
     ctx = multiprocessing.get_context("forkserver")
@@ -176,7 +184,8 @@ def lamp_kills(tmp_path: Path, slow_loser: bool) -> None:
         out = tmp_path / f"lamp-{kill}.txt"
         stall = kill % 2 == 1
         child = ctx.Process(target=power_cut_child.play_battle,
-                            args=(str(path), str(out), stall and not slow_loser, slow_loser))
+                            args=(str(path), str(out), stall and not slow_loser, slow_loser,
+                                  queued))
         child.start()
         wait_for(out, "ready")
         if stall:

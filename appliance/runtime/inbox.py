@@ -37,14 +37,15 @@ hold in general:
 And where it is safe it gains nothing for the lamp: the deadline that lights it fires only
 after every command that arrived before it is decided, so it waits for S1..Sk either way; only
 P's own future would resolve sooner. So sources get separate room, not separate order; the
-screens' room is kept small so that what waits ahead of a wired press is bounded.
+screens' room is kept small so that what waits ahead of a wired press is bounded. (What the
+box does do for a wired press queued behind a commit is in `appliance.runtime.lampwatch`.)
 """
 
 from __future__ import annotations
 
 import queue
 import threading
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Mapping
 from typing import Any
 
@@ -82,6 +83,7 @@ class Inbox:
         self._held = dict.fromkeys(self.capacity, 0)
         self._refused = dict.fromkeys(self.capacity, 0)
         self._arrivals: Counter[int] = Counter()  # of the items queued, by arrival
+        self._items: deque[tuple[int, str, Any]] = deque()  # the same, in queue order
 
     def put(self, item: Any, lane: str | None = None, arrival_ns: int = 0) -> bool:
         """Queue `item` for `lane`; False (and counted) if that source's room is full.
@@ -93,6 +95,9 @@ class Inbox:
                     return False
                 self._held[lane] += 1
                 self._arrivals[arrival_ns] += 1
+                self._items.append((arrival_ns, lane, item))
+                self._queue.put((lane, arrival_ns, item))  # in the same order as `_items`
+                return True
         self._queue.put((lane, arrival_ns, item))
         return True
 
@@ -105,12 +110,19 @@ class Inbox:
                 self._arrivals[arrival] -= 1
                 if not self._arrivals[arrival]:
                     del self._arrivals[arrival]
+                self._items.popleft()
         return item
 
     def earliest(self) -> int | None:
         """The earliest arrival among the items queued (control items aside), or None."""
         with self._lock:
             return min(self._arrivals) if self._arrivals else None
+
+    def before(self, arrival_ns: int) -> list[tuple[str, Any]]:
+        """(source, item) of the items queued (control items aside) that arrived before
+        `arrival_ns`, in the order the loop will take them."""
+        with self._lock:
+            return [(lane, item) for at, lane, item in self._items if at < arrival_ns]
 
     def empty(self) -> bool:
         return self._queue.empty()

@@ -34,6 +34,22 @@ stamped and queued under the loop's gate, which `quiet` takes). The commit watch
 last step of what the loop is doing (a command's own commit, or a timeout of the loop's own
 deadline round), never a timeout fed as a command's catch-up: that command is not decided
 yet.
+
+Wired presses of the same game are the exception: the others press during a losing press's
+fsync, so one often waits behind it as the window closes. The watch folds them in (at most
+`FOLD_MOST`), deciding them one after another from the state the commit leads to, as the
+loop will (they arrived before the deadline, so no timeout comes between), and the deadline
+after each; it lights the lamp only if none of them moves the deadline and every one of those
+decisions gives the same hardware view as the two above. The loop commits the presses in
+that order after the one under way, so a power cut leaves the log with a prefix of them, and
+each prefix decides the same answerer: the lamp is re-derived whatever the cut takes. An
+earlier press moves the deadline (the lamp waits); a press with the winner's tick that wins
+the tie changes the view (it waits too). Anything else that arrived before the deadline — a
+phone's press, a host command, another game's press — leaves the deadline to the loop. Once
+the watch has lit the lamp, the loop does not tell its early subscribers the commits it makes
+before that deadline (the one under way, the presses folded in): their states, with the
+deadline still to come, would put the lamp back on for a commit's time (`GameLoop`); and the
+presses' own commits are not watched again.
 """
 
 from __future__ import annotations
@@ -45,7 +61,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from appliance.rules.protocol import Command, Event, Rules, timeout
+from appliance.rules.protocol import Command, Event, Refused, Rules, fold, timeout
+from appliance.runtime.store import normalize
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +73,9 @@ HORIZON_NS = 500_000_000
 # time to show the lamp at the deadline, yet not during the many commits that return long
 # before theirs, where deciding would only take the interpreter from the committing thread.
 DECIDE_BEFORE_NS = 1_000_000
+# Wired presses queued behind the commit that the watch folds in (below); more than this
+# (a storm) and the lamp waits for the loop, so the commit's end never waits long for it.
+FOLD_MOST = 8
 
 
 @dataclass(slots=True)
@@ -74,11 +94,13 @@ class _Job:
 
 
 class LampWatch:
-    """See the module docstring. `quiet(due_ns)`: True if the box clock has passed `due_ns`
-    and the loop's inbox is empty (checked under the loop's gate); `show(game, command,
+    """See the module docstring. `quiet(due_ns, game)`: None unless the box clock has passed
+    `due_ns` and nothing but wired presses for `game` that arrived before it waits in the
+    loop's inbox, else those presses (checked under the loop's gate); `show(game, command,
     events, state)`: tell the early subscribers; `wanted()`: whether anyone listens early."""
 
-    def __init__(self, clock: Callable[[], int], quiet: Callable[[int], bool],
+    def __init__(self, clock: Callable[[], int],
+                 quiet: Callable[[int, Any], list[Command] | None],
                  show: Callable[[Any, Command, list[Event], Any], None],
                  wanted: Callable[[], bool]) -> None:
         self._clock = clock
@@ -92,6 +114,7 @@ class LampWatch:
         self.shown = 0  # lamps lit during another commit
         self.held = 0  # deadlines that had to wait for the commit
         self.offered = 0  # deadlines decided during the commit before them
+        self._lit: tuple[Any, int] | None = None  # (game, deadline) of the last lamp shown
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="lamp-watch", daemon=True)
@@ -133,6 +156,8 @@ class LampWatch:
         d = rules.next_deadline(after)
         if d is None or rules.next_deadline(game.state) != d:
             return None  # the commit moves the deadline: the lamp depends on it (above)
+        if self._lit is not None and self._lit[0] is game and self._lit[1] == d:
+            return None  # already shown; the loop is writing the presses folded in
         due = d - game.offset_ns
         if due - self._clock() > HORIZON_NS:
             return None
@@ -191,13 +216,41 @@ class LampWatch:
 
     def _try(self, job: _Job) -> None:
         after, before = job.from_after, job.from_before
-        if not self._quiet(job.due_ns) or after is None or before is None or (
-                after[2] != before[2]):
+        queued = self._quiet(job.due_ns, job.game)
+        if queued is None or after is None or before is None or (
+                after[2] != before[2]) or not self._folds_in(job, queued, after[2]):
             self.held += 1
             return
         events, state, _ = after
         self._show(job.game, timeout(job.deadline), events, state)
+        self._lit = (job.game, job.deadline)
         self.shown += 1
+
+
+    def _folds_in(self, job: _Job, presses: list[Command], view: Any) -> bool:
+        """Whether the wired presses queued behind the commit leave the deadline and its
+        hardware view as they are: decided one after another from the state the commit leads
+        to (as the loop will decide them: they arrived before the deadline, which none of
+        them may move), the deadline decided after each gives `view`. A power cut leaves
+        the log with a prefix of them (each is committed after the one before), and each
+        prefix gives the same answerer, so the lamp may be lit before they are written."""
+        if len(presses) > FOLD_MOST:
+            return False
+        rules, state = job.rules, job.after
+        for press in presses:
+            try:
+                events = normalize(rules.decide(state, press))
+            except Refused:
+                events = []  # the loop refuses it too: it changes nothing
+            if events:
+                state = fold(rules, state, events)
+            if rules.next_deadline(state) != job.deadline:
+                return False  # it moves the deadline (an earlier press): the lamp waits
+            ahead = job.game.ahead(state, job.deadline)
+            decided = None if ahead is None else _lamp(rules, ahead[2])
+            if decided is None or decided[2] != view:
+                return False
+        return True
 
 
 def _lamp(rules: Rules[Any], decided: tuple[list[Event], Any] | Exception

@@ -41,7 +41,7 @@ from typing import Any
 
 from appliance.rules import registry
 from appliance.rules.protocol import Action, Command, Event, Refused, Rules
-from appliance.runtime.inbox import HOST_LANE, Inbox, lane_of
+from appliance.runtime.inbox import BUTTONS, HOST_LANE, Inbox, lane_of
 from appliance.runtime.lampwatch import LampWatch
 from appliance.runtime.running import RunningGame, Step
 from appliance.runtime.store import Also, GameRecord, Store
@@ -134,6 +134,8 @@ class GameLoop:
         self._inline: list[Subscriber] = []
         self._others: list[Subscriber] = []
         self._shown_early: RunningGame | None = None  # told early, commit still pending
+        # (game, deadline on its clock): a lamp the watch lit, until that deadline commits
+        self._watched: tuple[RunningGame, int] | None = None
         self._watch = LampWatch(clock, self._quiet, self._show_watched,
                                 lambda: lamp_watch and bool(self._early))
         self._thread: threading.Thread | None = None
@@ -352,7 +354,9 @@ class GameLoop:
         (``update.committed`` False). That is for the lamp and the winner's LED: the
         decision follows from presses already in the log, so a power cut before the commit
         loses nothing a resumed game will not decide again (see `RunningGame.due`). If the
-        commit fails, early subscribers are told the committed state again."""
+        commit fails, early subscribers are told the committed state again. Once the lamp
+        watch has shown them a deadline's decision, they are not told the commits made before
+        that deadline (`_still_watched`)."""
         target = self._early if early else self._inline if inline else self._others
         target.append(fn)
         return lambda: target.remove(fn) if fn in target else None
@@ -637,6 +641,8 @@ class GameLoop:
         """What `RunningGame` calls with a deadline's decision before its commit."""
 
         def tell(command: Command, events: list[Event], state: Any) -> None:
+            if self._watched is not None and self._watched[0] is session:
+                self._watched = None  # the loop decides the deadline itself: told below
             if not self._early:
                 return
             self._shown_early = session
@@ -645,20 +651,36 @@ class GameLoop:
 
         return tell
 
-    def _quiet(self, due_ns: int) -> bool:
-        """For the lamp watch: the box clock has passed `due_ns` and no command that arrived
-        before it waits (one that arrived at or after it is decided after the deadline's
-        timeout anyway, see `RunningGame.run`), so the loop would fire that deadline as
-        the watch decides it. Wakes aside; a new game counts as arriving at 0 (it holds)."""
+    def _quiet(self, due_ns: int, session: RunningGame) -> list[Command] | None:
+        """For the lamp watch: None unless the box clock has passed `due_ns` and nothing but
+        wired presses for `session`'s game that arrived before it waits in the inbox; else
+        those presses (game clock), in the order the loop will decide them. With none, the
+        loop would fire that deadline as the watch decides it (a command that arrived at or
+        after it is decided after the deadline's timeout anyway, see `RunningGame.run`);
+        with some, the watch decides it with them folded in. Wakes aside; a new game counts
+        as arriving at 0 (it holds)."""
         with self._gate:
-            earliest = self._inbox.earliest()
-            return (earliest is None or earliest >= due_ns) and self.clock() >= due_ns
+            if self.clock() < due_ns:
+                return None
+            queued = self._inbox.before(due_ns)
+        presses = []
+        for lane, item in queued:
+            if lane != BUTTONS or item[0] != "cmd":
+                return None
+            _, command, game, _ = item
+            # `_current` changes only on the loop thread, which is inside a commit now
+            if command.type != "press" or (self._current if game is None else game) \
+                    != session.game:
+                return None
+            presses.append(session.to_game_time(command))
+        return presses
 
     def _show_watched(self, session: RunningGame, command: Command, events: list[Event],
                       state: Any) -> None:
         """The lamp watch's decision (on its thread, while the loop thread waits on a
         commit: never at the same time as the loop's own calls)."""
         self._shown_early = session
+        self._watched = (session, command.t_ns)
         self._call(self._early, Update(session.game, session.rules, state, events,
                                        command=command, committed=False))
 
@@ -666,6 +688,7 @@ class GameLoop:
         """A commit failed after early subscribers saw its decision: show them the state
         that is committed, so the lamp never shows what the log does not hold."""
         session, self._shown_early = self._shown_early, None
+        self._watched = None
         if session is not None:
             self._call(self._early, Update(session.game, session.rules, session.state))
 
@@ -679,13 +702,32 @@ class GameLoop:
     def _publish(self, update: Update, fut: Future[Any] | None = None,
                  result: Any = None) -> None:
         """Inline subscribers first (the lamp), then the command's sender, then screens."""
-        self._shown_early = None
-        self._call(self._early, update)
+        if self._still_watched(update):
+            assert self._watched is not None
+            self._shown_early = self._watched[0]  # the lamp still shows a decision ahead
+        else:
+            self._shown_early = None
+            self._call(self._early, update)
         self._call(self._inline, update)
         if fut is not None:
             fut.set_result(result)
         if self._others:
             self._outbox.put(update)
+
+    def _still_watched(self, update: Update) -> bool:
+        """Whether `update` is a commit of a game whose lamp the watch lit, made before the
+        deadline it lit it for: the commit that was under way, or a press the watch folded
+        in. Its state still has that deadline to come, so its hardware view would take the
+        lamp back for a commit's time; early subscribers are told nothing until the
+        deadline itself is decided (or a commit fails: `_unshow_early`)."""
+        watched = self._watched
+        if watched is None or update.game != watched[0].game:
+            return False
+        if (update.committed and not update.finished and update.events
+                and update.rules.next_deadline(update.state) == watched[1]):
+            return True
+        self._watched = None
+        return False
 
     def _notify_others(self) -> None:
         while (update := self._outbox.get()) is not _STOP:
