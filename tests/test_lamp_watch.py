@@ -4,11 +4,15 @@ winner's own press being committed does; nor does the watch fire while a command
 the inbox. A real loop, a real SQLite file whose press commits wait on a gate (a slow
 fsync), a fake clock: no timing in the assertions but "nothing happened yet"."""
 
+import tempfile
 import threading
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 from drive import FakeClock, settle
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from appliance.rules.protocol import Command, press
 from appliance.runtime import lampwatch
@@ -330,3 +334,39 @@ def test_a_wired_press_queued_that_wins_a_tie_holds_the_lamp(tmp_path):
         settle(loop, clock)
         assert answerers(store, game) == [0]
         assert {seat for _, seat in lamp.seen} == {0}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(loser_ms=st.integers(0, 9),
+       queued=st.lists(st.tuples(st.integers(0, 2), st.integers(0, 10)), max_size=4))
+def test_whatever_waits_behind_the_commit_the_lamp_shows_the_answerer_the_log_will_hold(
+        loser_ms, queued):
+    """Seat 0 pressed and is in the log, seat 1's press is being written and wired presses
+    (any seat, any tick) wait behind it as every window closes. Whatever the lamp is shown
+    before those commits is for the one press in the log (so a cut then, which leaves seat
+    0 alone, decides it again), and is the answerer the loop commits after them all."""
+    with tempfile.TemporaryDirectory() as tmp, started(Path(tmp)) as (
+            clock, store, loop, lamp, game):
+        t0 = clock()
+        assert loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
+        store.closed = True
+        loop.submit(press(1, t0 + loser_ms * MS, at_ns=t0 + 10 * MS + 1))
+        assert store.waiting.wait(5)
+        futures = [loop.submit(press(seat, t0 + ms * MS, at_ns=t0 + 10 * MS + 2 + k))
+                   for k, (seat, ms) in enumerate(queued)]
+        clock.set(t0 + 30 * MS)
+        loop.wake()
+        limit = time.monotonic() + 0.3
+        while not lamp.seen and time.monotonic() < limit:
+            time.sleep(0.002)
+        shown = list(lamp.seen)
+        in_log = {e.data["player"] for e in store.events(game) if e.type == "press"}
+        assert in_log == {0}
+        assert all(not committed and seat in in_log for committed, seat in shown)
+        store.gate.set()
+        for fut in futures:
+            fut.result(5)
+        settle(loop, clock)
+        final = answerers(store, game)
+        assert len(final) == 1
+        assert {seat for _, seat in lamp.seen} == {final[0]}
