@@ -102,6 +102,7 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool,
         hub.press_fn = lambda seat, by: hw.press(seat, None, by)
         hub.hardware_status = hw.status
         hw.add_status_listener(lambda _status: hub.broadcast())
+    space_watch = space.Watch(data, hub.broadcast).start()
     if demo and loop.current is None:
         try:
             games.start("battle", ["Анна", "Борис", "Вера"], "demo:battle")
@@ -110,6 +111,7 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool,
 
     def close() -> None:
         watchdog.stop()
+        space_watch.stop()
         if rooms is not None:
             rooms.close()
         if hardware is not None:

@@ -11,7 +11,7 @@ import os
 import re
 from pathlib import Path
 
-from webui_kit import Kit, make_kit
+from webui_kit import Kit, make_kit, views
 
 from appliance.packages.library import Library
 from appliance.runtime.store import Store, db_path
@@ -117,7 +117,8 @@ def test_a_full_card_at_start_never_stops_the_box(small_disk, tmp_path):
         fc.post("/login", data={"pin": box.services.settings.pin})
         sock = box.socketio.test_client(box.app, flask_test_client=fc, auth={"role": "host"})
         assert sock.emit("command", {"type": "announce"}, callback=True)["ok"]
-        assert 'id="disk-full"' not in fc.get("/board").get_data(as_text=True)
+        assert re.search(r'id="disk-full" role="alert" hidden>', fc.get("/board").get_data(
+            as_text=True))
     finally:
         box.close()
     with Store(db_path(small_disk)) as store:
@@ -141,7 +142,9 @@ def test_a_full_card_at_start_never_stops_the_box(small_disk, tmp_path):
         assert log[:len(committed)] == committed  # nothing acknowledged is lost
         assert space.full(small_disk)
         board = box.app.test_client().get("/board").get_data(as_text=True)
-        assert 'id="disk-full"' in board
+        assert re.search(r'id="disk-full" role="alert">', board)  # shown, not hidden
+        tv = box.socketio.test_client(box.app, auth={"role": "board"})
+        assert views(tv)[-1]["box"]["disk_full"] is True
         fc = box.app.test_client()
         assert fc.post("/login", data={"pin": box.services.settings.pin}).status_code == 302
         for lang, words in (("ru", "Карта памяти коробки заполнена"),
@@ -154,10 +157,30 @@ def test_a_full_card_at_start_never_stops_the_box(small_disk, tmp_path):
         r = fc.post(f"/admin/packages/{pid}/delete")
         assert r.status_code == 200 and r.get_json()["ok"], r.get_data(as_text=True)[-2000:]
         assert space.reserved(small_disk) and not space.full(small_disk)
-        assert 'id="disk-full"' not in box.app.test_client().get("/board").get_data(
-            as_text=True)
+        assert re.search(r'id="disk-full" role="alert" hidden>', box.app.test_client().get(
+            "/board").get_data(as_text=True))
+        # The TV already showing the notice drops it (its frames say the card has room).
+        assert views(tv)[-1]["box"]["disk_full"] is False
         assert not re.findall(r'class="offline problem" role="alert">([^<]*full[^<]*)<',
                               fc.get("/admin/").get_data(as_text=True))
     finally:
         box.close()
         filler.unlink()
+
+
+def test_a_card_filling_up_while_the_server_runs_gives_back_its_reserve(small_disk):
+    """Mid-evening the card fills up (uploads to the last byte, say): the space watch gives
+    the reserve back so the game's next moves find room, and tells the screens; when the
+    host has freed space, the reserve is made again and the screens are told again."""
+    from appliance.runtime import space
+
+    told: list[bool] = []
+    assert space.keep(small_disk)
+    watch = space.Watch(small_disk, lambda: told.append(space.full(small_disk)))
+    assert watch.check() is False
+    filler = fill(small_disk)
+    watch.check()  # the reserve given back: room for the game, the card counts as full
+    assert not space.reserved(small_disk) and space.free_bytes(small_disk) > 0
+    assert space.full(small_disk) and told == [True]
+    filler.unlink()
+    assert watch.check() is False and space.reserved(small_disk) and told == [True, False]

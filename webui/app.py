@@ -127,6 +127,17 @@ class Utf8Json:
             return [MALFORMED_EVENT]
 
 
+def card_full(data_dir: Path) -> bool:
+    """The data partition has no room left (its space reserve is spent: see
+    appliance.runtime.space); the board and the host pages say so."""
+    from appliance.runtime import space
+
+    try:
+        return space.full(data_dir)
+    except OSError:
+        return False
+
+
 def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
     app = Flask(__name__)
     problems: list[dict[str, str]] = services.extras.setdefault("problems", [])
@@ -165,6 +176,7 @@ def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
     from webui.pages import is_host as request_is_host
 
     hub.is_host = request_is_host
+    hub.card_full = lambda: card_full(services.data_dir)
     if services.library is not None:
         hub.media_type = services.library.media_type
 

@@ -181,7 +181,9 @@ class Frame:
         self.box = {"simulate": hub.simulate,
                     "phone_buzzer": hub.simulate or bool(settings.get("casual_buzzer")),
                     # The board drops a first PIN it shows once a host has logged in.
-                    "pin_on_board": bool(settings.get("pin_on_board"))}
+                    "pin_on_board": bool(settings.get("pin_on_board")),
+                    # The board's notice of a full card comes and goes with the space.
+                    "disk_full": hub.card_full()}
         self._views: dict[str, dict[str, Any] | None] = {}
         self._actions: list[dict[str, Any]] | None = None
         self._host_actions: list[dict[str, Any]] | None = None
@@ -295,6 +297,8 @@ class Hub:
         self.media_type: Callable[[str], str | None] | None = None
         # Whether the socket's request carries a live host session (set by the app).
         self.is_host: Callable[[], bool] = lambda: False
+        # Whether the data partition is full (set by the app: appliance.runtime.space).
+        self.card_full: Callable[[], bool] = lambda: False
         self._meters: dict[str, Meter] = {}  # sid -> its buckets
         self.meter_clock: Callable[[], float] = time.monotonic  # tests stop it
         self._sid_address: dict[str, str] = {}  # sid -> a stranger's address

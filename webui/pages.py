@@ -47,7 +47,7 @@ def render(template: str, **ctx: Any) -> str:
     page = {"lang": code, "catalogue": i18n.catalogue(code),
             "box": {"simulate": services().simulate, "sound": settings["sound"],
                     "name": settings["box_name"]}}
-    disk_full = card_full()
+    disk_full = hub().card_full()
     problems = [*services().extras.get("problems", ()), *services().settings.problems,
                 *([{"code": "disk_full", **{c: i18n.translate("host.disk_full", c)
                                              for c in i18n.LANGUAGES}}] if disk_full else [])
@@ -56,17 +56,6 @@ def render(template: str, **ctx: Any) -> str:
         template, lang=code, t=lambda k, **f: i18n.translate(k, code, **f), page_data=page,
         problems=problems, simulate=services().simulate, settings=settings,
         disk_full=disk_full, **ctx)
-
-
-def card_full() -> bool:
-    """The data partition has no room left (its space reserve is spent: see
-    appliance.runtime.space)."""
-    from appliance.runtime import space
-
-    try:
-        return space.full(services().data_dir)
-    except OSError:
-        return False
 
 
 def is_host() -> bool:

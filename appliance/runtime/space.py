@@ -11,7 +11,8 @@ board and the host say the card is full until there is room for the reserve agai
 
 While the reserve is spent and cannot be made again the box counts as full (`full()`);
 `keep()` makes it again once the host has freed space (the admin page calls it after every
-deletion, the server at every start).
+deletion, the server at every start). While the server runs, `Watch` gives the reserve back
+when the card fills up mid-evening and tells the screens when the card turns full or not.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 RESERVE = "space-reserve"
@@ -98,3 +101,50 @@ def at_start(data: str | os.PathLike[str]) -> bool:
     else:
         keep(data)
     return full(data)
+
+
+class Watch:
+    """Every `interval_s` while the server runs: a card that has filled up gives back its
+    reserve (the game's next moves find room), a card with room again gets its reserve
+    back, and `changed()` is called whenever the card turns full or not (the screens'
+    notices). A daemon thread; `stop()` ends it."""
+
+    def __init__(self, data: str | os.PathLike[str], changed: Callable[[], None],
+                 interval_s: float = 10.0):
+        self.data, self.changed, self.interval_s = Path(data), changed, interval_s
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._full: bool | None = None
+
+    def check(self) -> bool:
+        """One look; True when the card is full now."""
+        try:
+            if reserved(self.data) and free_bytes(self.data) < MIN_RESERVE_BYTES:
+                release(self.data)
+            elif not reserved(self.data):
+                keep(self.data)
+            now = full(self.data)
+        except OSError:
+            return bool(self._full)
+        if self._full is not None and now != self._full:
+            try:
+                self.changed()
+            except Exception:  # the screens' problem, not the card's
+                log.exception("space watch: telling the screens failed")
+        self._full = now
+        return now
+
+    def start(self) -> Watch:
+        self.check()
+        self._thread = threading.Thread(target=self._run, name="space-watch", daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self.check()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()

@@ -16,6 +16,7 @@ function render(data) {
   $("idle").hidden = data.game != null;
   // A first PIN shown to the box's own TV goes as soon as a host has logged in.
   if (data.box && !data.box.pin_on_board && $("idle-pin")) $("idle-pin").remove();
+  if (data.box) $("disk-full").hidden = !data.box.disk_full;  // the card's room comes back
   $("paused").hidden = !data.ui.paused;
   // The lamp in words and an icon, not colour alone: on, someone answers (who), or wait.
   const lampOn = !!v.lamp;
