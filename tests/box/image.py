@@ -46,8 +46,13 @@ ROOT_START = 2048  # sectors: 1 MiB, as sfdisk aligns
 
 
 def cache() -> Path:
+    """The box's cache; work left by a process that died (NAME.tmp.PID) is removed."""
     path = chroot.cache_dir() / "box"
     path.mkdir(parents=True, exist_ok=True)
+    for old in path.glob("*.tmp.*"):
+        pid = old.name.rsplit(".", 1)[-1]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            chroot.remove_tree(old)
     return path
 
 
