@@ -198,7 +198,8 @@ class EngineBracket:
                                                 (row[0] + 1) if row else 1))
         try:
             self._submit({"type": "start_battle", "battle": battle,
-                          "themes": [t["name"] for t in setup["themes"]]})
+                          "themes": [t["name"] for t in setup["themes"]],
+                          "red": [t["name"] for t in setup["themes"] if t["red"]]})
         except Refused:
             with self.db.write() as c:
                 c.execute("DELETE FROM rooms_assignments WHERE battle = ?", (battle,))

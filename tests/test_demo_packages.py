@@ -88,18 +88,29 @@ def test_sport_shape(sport):
     assert sport.name == "Демо: спортивная своя игра"
     assert not sport.final_rounds
     names = [r.name for r in sport.rounds]
-    assert names[:2] == ["Спорт", "Дополнительные темы"]
+    assert names == ["Спорт", "Дополнительные темы", "Бои турнира", "Финал: синие и красные"]
     assert len(sport.rounds[0].themes) == 4
-    assert len(sport.rounds[1].themes) == 2
-    if len(sport.rounds) > 2:
-        assert names[2:] == ["Финал: синие и красные"]
-        # with the main round's 4 themes, a 12-theme final battle: 6 blue, then 6 red
-        final = sport.rounds[2].themes
-        assert len(final) == 8
-        colours = ["красная" if "красная" in t.comment.lower() else
-                   "синяя" if "синяя" in t.comment.lower() else "?" for t in final]
-        assert colours == ["синяя"] * 2 + ["красная"] * 6
-        assert not any("красн" in t.comment.lower() for r in sport.rounds[:2] for t in r.themes)
+    assert len(sport.rounds[1].themes) == 6
+    assert len(sport.rounds[2].themes) == 60
+    # the last round: 2 blue, then 6 red for a 12-theme final battle
+    final = sport.rounds[3].themes
+    assert len(final) == 8
+    colours = ["красная" if "красная" in t.comment.lower() else
+               "синяя" if "синяя" in t.comment.lower() else "?" for t in final]
+    assert colours == ["синяя"] * 2 + ["красная"] * 6
+    assert not any("красн" in t.comment.lower() for r in sport.rounds[:3] for t in r.themes)
+
+
+def test_the_sport_demo_holds_a_27_player_tournament(sport):
+    """9 battles of the 1/9 on 4 themes, 3 of the 1/3 on 6, the final on 12 (6 red): 66
+    main themes, none twice, the red ones left for the final."""
+    from appliance.rules.battle import game as engine
+
+    main, extra = engine.package_themes(sport)
+    assert len(main) >= 9 * 4 + 3 * 6 + 12 and len(extra) >= 6
+    blue = [t for t in main if not t.red]
+    assert len(blue) >= 9 * 4 + 3 * 6 + 6 and sum(t.red for t in main) == 6
+    assert main.index(next(t for t in main if t.red)) >= 9 * 4 + 3 * 6  # reds come last
     for rnd in sport.rounds:
         for theme in rnd.themes:
             assert [q.price for q in theme.questions] == [10, 20, 30, 40, 50]

@@ -180,6 +180,34 @@ def test_package_themes_are_cut_to_the_stage(tmp_path, monkeypatch):
     assert len(s.themes) == 6
 
 
+def test_a_stage_battle_with_the_wrong_number_of_themes_is_refused(tmp_path, monkeypatch):
+    """3.4: a final of 4 themes (or any stage short of its count) is not played short."""
+    _write_package(tmp_path, monkeypatch)
+    with pytest.raises(Refused) as e:  # the package has 6 themes, the final needs 12
+        b.initial({"players": ["a", "b"], "package": "test-sport",
+                   "settings": {"stage": "final"}})
+    assert e.value.code == "bad_setup" and "12" in e.value.message_en
+    assert "12" in e.value.message_ru and "3.4" in e.value.message_ru
+    with pytest.raises(Refused) as e:  # a count asked for: exactly that
+        b.initial({"players": ["a", "b"], "themes": themes(3),
+                   "settings": {"stage": "qualification 2", "themes": 4}})
+    assert "4" in e.value.message_en
+    assert len(b.initial({"players": ["a", "b"], "themes": themes(4),
+                          "settings": {"stage": "qualification 2", "themes": 4}}).themes) == 4
+    twelve = themes(12, red=tuple(range(6, 12)))
+    with pytest.raises(Refused) as e:  # the final's red themes must be marked
+        b.initial({"players": ["a", "b"], "themes": themes(12),
+                   "settings": {"stage": "final", "themes": 12}})
+    assert "red" in e.value.message_en and "красн" in e.value.message_ru
+    final = b.initial({"players": ["a", "b"], "themes": twelve,
+                       "settings": {"stage": "final", "themes": 12}})
+    assert [t.red for t in final.themes] == [False] * 6 + [True] * 6
+    assert final.themes[6].value(4) == 100
+    with pytest.raises(Refused):
+        b.initial({"players": ["a", "b"], "themes": twelve,
+                   "settings": {"stage": "final", "themes": 12, "red_themes": 4}})
+
+
 @pytest.mark.skipif(not (jsonform.DATA_DIR / "demo-sport.json").exists(),
                     reason="demo-sport.json not written yet")
 def test_the_demo_sport_package_gives_a_playable_battle():

@@ -145,3 +145,85 @@ def test_starting_refuses_before_anything_is_created(tmp_path) -> None:  # noqa:
     finally:
         d.close()
         loop.stop()
+
+
+def test_a_whole_tournament_of_244_through_the_battle_engine(tmp_path) -> None:  # noqa: ANN001
+    """244 entries: two qualification rounds, the 1/27, 1/9, 1/3 and the final, every battle
+    played on the real battle engine — a walkover, a battle the host ends early (the
+    director records its leader as the winner), one ended early and replayed, and a tie
+    settled by an extra theme among them — to the podium, everybody placed once."""
+    loop, clock, d = make(tmp_path, 244, 40)
+    host = Host(loop, clock, random.Random(244))
+    pack = package(600, 80)
+    s = d.state
+    assert [st.key for st in s.plan.stages] == ["qualification 1", "qualification 2", "1/27",
+                                                 "1/9", "1/3", "final"]
+    try:
+        walkover = stopped = replayed = tie = False
+        while (ready := views.next_battles(d.state)):
+            b = ready[0]
+            if not walkover and len(b.present) == 3 and b.drawn.stage == "1/27":
+                d.submit({"type": "walkover", "battle": b.id, "absent": list(b.present[1:])})
+                walkover = d.state.battle(b.id).status == DONE
+                continue
+            game = d.start(b.id, pack)
+            theirs = host.state(game)
+            assert len([t for t in theirs.themes if not t.extra]) == (
+                12 if b.id == "F" else 6 if b.drawn.feeds == "F" else 4)
+            if not stopped and b.drawn.stage == "qualification 2":
+                one_question(host, game, seat=1)
+                loop.end_game(game).result(timeout=30)  # the host ends it early
+                wait_status(d, b.id, "stopped")
+                assert d.state.battle(b.id).result is None  # nobody went on by himself
+                d.submit({"type": "award_leader", "battle": b.id,
+                          "reason": "вопросы кончились у ведущего"})
+                assert d.state.battle(b.id).result.winner == b.present[1]
+                stopped = True
+                continue
+            if not replayed and b.drawn.stage == "1/9":
+                one_question(host, game, seat=0)
+                loop.end_game(game).result(timeout=30)
+                wait_status(d, b.id, "stopped")
+                d.replay(b.id)
+                assert d.state.battle(b.id).status == "ready"
+                replayed = True
+                continue
+            if not tie and b.drawn.stage == "1/3":
+                host.play(game, tie_then_seat(0, 1, 1))
+                tie = True
+            else:
+                host.play(game, lambda st: 0)
+            settle(d, b.id)
+        s = d.state
+        assert s.finished and walkover and stopped and replayed and tie
+        table = views.places(s)
+        assert sorted(r["entry"] for r in table) == sorted(p.id for p in s.players)
+        assert len(table) == 244 and table[0]["entry"] == s.final.result.winner
+        assert len(s.used_themes) == len(set(s.used_themes))
+    finally:
+        d.close()
+        loop.stop()
+
+
+def one_question(host: Host, game: int, seat: int) -> None:
+    host.send(game, "announce")
+    host.send(game, "reading_done")
+    host.send(game, "press", player=seat)
+    host.t += 50 * 1_000_000
+    host.clock.set(host.t)
+    for _ in range(200):
+        if host.state(game).phase == "answering":
+            break
+        host.loop.submit({"type": "noop"}, game=game).result(timeout=30)
+        time.sleep(0.005)
+    host.send(game, "judge", verdict="right")
+
+
+def wait_status(d: Director, battle_id: str, status: str) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if d.state.battle(battle_id).status == status:
+            return
+        d.loop.submit({"type": "noop"}, game=d.tournament).result(timeout=30)
+        time.sleep(0.005)
+    raise AssertionError(f"{battle_id} is not {status}")

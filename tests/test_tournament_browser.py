@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tournament_kit import theme_args
 from webui_kit import CHROMIUM, Server
 
 from appliance.rules.protocol import Command
@@ -72,14 +73,14 @@ def seeded(data: Path, n: int, played: int = 4) -> Any:
         for _ in range(played):
             b = views.next_battles(s.state)[0]
             s.handle(Command("start_battle", 0, {"battle": b.id,
-                                                 "themes": [f"тема {b.id}"]}))
+                                                 **theme_args(s.state, b.id)}))
             scores = rng.sample(range(-30, 200, 10), len(b.present))
             s.handle(Command("battle_result", 0, {
                 "battle": b.id, "winner": scores.index(max(scores)),
                 "lines": [{"score": x} for x in scores]}))
         if views.next_battles(s.state):
             b = views.next_battles(s.state)[0]
-            s.handle(Command("start_battle", 0, {"battle": b.id, "themes": ["в игре"]}))
+            s.handle(Command("start_battle", 0, {"battle": b.id, **theme_args(s.state, b.id)}))
         return s.state
 
 

@@ -73,6 +73,10 @@ def test_create_draw_show_report_over_a_data_directory(tmp_path: Path) -> None:
     assert doc["bracket"] == 9 and doc["seed"] == 3
     start = run("command", t, json.dumps({"type": "start_battle", "battle": "3.1",
                                           "themes": ["Реки"]}), "--data", data)
+    assert start.returncode == 2 and "6" in start.stderr  # a 1/3 final plays 6 themes
+    six = ["Реки", "Горы", "Моря", "Озёра", "Пустыни", "Леса"]
+    start = run("command", t, json.dumps({"type": "start_battle", "battle": "3.1",
+                                          "themes": six}), "--data", data)
     assert start.returncode == 0, start.stderr
     res = run("command", t, json.dumps({"type": "battle_result", "battle": "3.1", "winner": 2,
                                         "lines": [{"score": 10}, {"score": 20},

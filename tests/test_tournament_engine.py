@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 import pytest
+from tournament_kit import theme_args
 
 from appliance.rules import registry
 from appliance.rules.protocol import Command, Refused, fold
@@ -41,8 +42,7 @@ def entered(n: int, teams: int = 10, **setup: Any) -> Tournament:
 def play(state: Tournament, rng: random.Random, *, tie_second: bool = False) -> Tournament:
     """Play the ready battle with the lowest number with made-up scores."""
     b = views.next_battles(state)[0]
-    state = step(state, "start_battle", battle=b.id,
-                 themes=[f"тема {len(state.used_themes) + i}" for i in range(2)])
+    state = step(state, "start_battle", battle=b.id, **theme_args(state, b.id))
     k = len(b.present)
     scores = rng.sample(range(-50, 300, 10), k)
     if tie_second and k == 3:
@@ -91,7 +91,12 @@ def test_refusals_change_nothing() -> None:
     assert "not all known" in refused(s2, "start_battle", battle="F").message_en
     assert refused(s2, "battle_result", battle=q.id, winner=0, lines=[]).code == "not_playing"
     refused(s2, "withdraw_entry", entry=1)
-    s3 = step(s2, "start_battle", battle="P1", themes=["A", "B"])
+    # the battle feeds the final: 6 themes (3.4), no fewer, no more, none red
+    assert refused(s2, "start_battle", battle="P1", themes=["A", "B"]).code == "theme_count"
+    six = ["A", "B", "C", "D", "E", "G"]
+    assert refused(s2, "start_battle", battle="P1", themes=[*six, "H"]).code == "theme_count"
+    assert refused(s2, "start_battle", battle="P1", themes=six, red=["A"]).code == "theme_count"
+    s3 = step(s2, "start_battle", battle="P1", themes=six)
     assert refused(s3, "draw", seed=2).code == "battles_started"
     assert refused(s3, "start_battle", battle="P1", themes=["C"]).code == "not_ready"
     # the winner must alone lead
@@ -101,7 +106,16 @@ def test_refusals_change_nothing() -> None:
     refused(s3, "nonsense")
     s4 = step(s3, "battle_result", battle="P1", winner=1,
               lines=[{"score": 10}, {"score": 40}, {"score": 0}][:len(q.present)])
-    assert refused(s4, "start_battle", battle="F", themes=["A"]).code == "theme_used"
+    twelve = ["A", *(f"Ф{i}" for i in range(11))]
+    assert refused(s4, "start_battle", battle="F", themes=twelve, red=twelve[6:]
+                   ).code == "theme_used"
+    twelve[0] = "Ф11"
+    # the final: 12 themes, 6 of them red unless the director says otherwise
+    assert refused(s4, "start_battle", battle="F", themes=twelve).code == "theme_count"
+    assert refused(s4, "start_battle", battle="F", themes=twelve, red=["Ф1"]
+                   ).code == "theme_count"
+    s5 = step(s4, "configure", final_red=1)
+    assert step(s5, "start_battle", battle="F", themes=twelve, red=["Ф1"]).final.started  # type: ignore[union-attr]
     assert s4.battle("F").status == READY  # type: ignore[union-attr]
 
 
@@ -138,7 +152,7 @@ def test_replay_takes_the_winner_back_until_the_next_battle_starts() -> None:
     s = play(s, rng)  # 3.1 again
     s = play(s, rng)
     s = play(s, rng)
-    s = step(s, "start_battle", battle="F", themes=["Ф1"])
+    s = step(s, "start_battle", battle="F", **theme_args(s, "F"))
     assert refused(s, "replay_battle", battle="3.1").code == "too_late"
 
 
@@ -166,7 +180,7 @@ def test_swap_before_start_and_the_team_rule() -> None:
     assert bye not in s2.battle(first.id).seats  # type: ignore[union-attr]
     s3 = step(s2, "swap_players", a=84, b=bye)
     assert s3.battle(first.id).seats == first.seats  # type: ignore[union-attr]
-    s4 = step(s3, "start_battle", battle=first.id, themes=["x"])
+    s4 = step(s3, "start_battle", battle=first.id, **theme_args(s3, first.id))
     assert refused(s4, "swap_players", a=bye, b=84).code == "too_late"
 
 
@@ -192,10 +206,41 @@ def test_the_log_folds_back_into_the_same_tournament(tmp_path) -> None:  # noqa:
         live.handle(cmd("draw", seed=77))
         for _ in range(5):
             b = views.next_battles(live.state)[0]
-            live.handle(cmd("start_battle", battle=b.id, themes=[b.id]))
+            live.handle(cmd("start_battle", battle=b.id, **theme_args(live.state, b.id)))
             scores = rng.sample(range(0, 100, 10), 3)
             live.handle(cmd("battle_result", battle=b.id, winner=scores.index(max(scores)),
                             lines=[{"score": x} for x in scores]))
         again = RunningGame.resume(store, live.game, game)
         assert again.state == live.state
         assert views.view(again.state, "director") == views.view(live.state, "director")
+
+
+def test_a_battle_ended_early_waits_for_the_directors_decision() -> None:
+    s = step(entered(9, teams=9), "draw", seed=3)
+    s = step(s, "start_battle", battle="3.1", **theme_args(s, "3.1"))
+    assert refused(s, "award_leader", battle="3.1", reason="x").code == "not_stopped"
+    assert refused(s, "battle_stopped", battle="3.1", scores=[1]).code == "bad_result"
+    s = step(s, "battle_stopped", battle="3.1", scores=[30, 50, 10])
+    b = s.battle("3.1")
+    assert b is not None and b.status == "stopped" and b.result is None
+    assert s.battle("F").seats[0] is None  # type: ignore[union-attr]  # nobody went on
+    j = views.battle_json(s, b)
+    assert j["stopped"] == {"scores": [30, 50, 10], "leader": b.present[1]}
+    assert views.view(s, "board")["stopped"] == ["3.1"]
+    assert refused(s, "battle_result", battle="3.1", winner=1,
+                   lines=[{"score": 1}, {"score": 2}, {"score": 0}]).code == "not_playing"
+    assert refused(s, "award_leader", battle="3.1", reason="  ").code == "no_reason"
+    done = step(s, "award_leader", battle="3.1", reason="свет отключили, времени нет")
+    b = done.battle("3.1")
+    assert b is not None and b.result is not None and b.result.winner == b.present[1]
+    assert b.result.awarded == "свет отключили, времени нет"
+    assert done.battle("F").seats[0] == b.present[1]  # type: ignore[union-attr]
+    assert [x.score for x in b.result.lines] == [30, 50, 10]
+    # or a replay: the battle is ready again, its themes stay used
+    again = step(s, "replay_battle", battle="3.1")
+    assert again.battle("3.1").status == READY  # type: ignore[union-attr]
+    # a shared lead cannot be awarded
+    tied = step(step(s, "replay_battle", battle="3.1"), "start_battle", battle="3.1",
+                **theme_args(again, "3.1"))
+    tied = step(tied, "battle_stopped", battle="3.1", scores=[40, 40, 10])
+    assert refused(tied, "award_leader", battle="3.1", reason="x").code == "no_leader"

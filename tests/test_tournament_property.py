@@ -8,6 +8,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as hs
+from tournament_kit import theme_args
 
 from appliance.rules.protocol import Command, Refused, fold
 from appliance.tournament import game, views
@@ -48,7 +49,8 @@ def test_random_days_keep_the_tournament_sound(n: int, seed: int, data: Any) -> 
                                          {"type": "draw", "seed": 1}]
         for b in ready:
             theme += 1
-            progress.append({"type": "start_battle", "battle": b.id, "themes": [f"t{theme}"]})
+            args = {k: [f"{x} {theme}" for x in v] for k, v in theme_args(s, b.id).items()}
+            progress.append({"type": "start_battle", "battle": b.id, **args})
             choices.append({"type": "walkover", "battle": b.id, "absent": [b.present[0]]})
         for b in playing:
             k = len(b.present)

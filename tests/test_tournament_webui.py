@@ -85,7 +85,9 @@ def test_a_director_runs_the_morning_from_the_page(kit) -> None:  # noqa: ANN001
                   data={"battle": ready.id, "absent": [str(ready.present[0])]}
                   ).status_code == 302
     assert len(d.state.battle(ready.id).present) == 2
-    assert c.post("/admin/tournament/replay", data={"battle": "P1"}).status_code == 302
+    assert c.post("/admin/tournament/replay", data={"battle": "P1"}).status_code == 400
+    assert c.post("/admin/tournament/replay", data={"battle": "P1", "confirm": "1"}
+                  ).status_code == 302
     assert d.state.battle("P1").status == "ready"
     for url in ("/tournament/board", "/tournament/board?stage=1/3", "/tournament/call",
                 "/tournament/podium", "/tournament/results", "/tournament/print/bracket",
@@ -217,3 +219,119 @@ def test_the_draw_is_by_lot_unless_the_director_ticks_seeded(kit) -> None:  # no
     assert d.state.seeded is True
     assert "посев по рейтингу (не по регламенту)" in c.get("/admin/tournament/").get_data(
         as_text=True)
+
+
+def test_the_director_sees_the_themes_each_stage_needs_and_which_packages_hold_them(
+        kit) -> None:  # noqa: ANN001
+    c = director(kit)
+    c.post("/admin/tournament/create", data={"title": "Кубок"})
+    _entries(c, 27)
+    page = c.get("/admin/tournament/").get_data(as_text=True)
+    needs = re.search(r'<section id="themes">(.*?)</section>', page, re.S)
+    assert needs is not None
+    rows = re.findall(r"<tr><td>([^<]+)</td><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td>",
+                      needs.group(1))
+    assert rows == [("1/9 финала", "9", "4", "36"), ("1/3 финала", "3", "6", "18"),
+                    ("Финал", "1", "12", "12")]
+    assert "Нужно несыгранных тем: 66" in needs.group(1)
+    assert re.search(r'<li class="ok">Демо: спортивная своя игра — хватит', needs.group(1))
+    assert "Демо: Своя игра" not in needs.group(1)  # the TV demo is no sport package
+    assert c.post("/admin/tournament/draw", data={"seed": "3"}).status_code == 302
+    page = c.get("/admin/tournament/").get_data(as_text=True)
+    assert page.count('action="/admin/tournament/start"') == 9  # the nine 1/9 battles
+
+
+def test_a_package_too_small_for_the_tournament_is_not_offered(kit) -> None:  # noqa: ANN001
+    c = director(kit)
+    c.post("/admin/tournament/create", data={"title": "Кубок"})
+    _entries(c, 100)  # 10 + 27 + 9 battles of 4, 3 of 6, the final: 214 themes
+    page = c.get("/admin/tournament/").get_data(as_text=True)
+    assert "Нужно несыгранных тем: 214" in page
+    assert re.search(r'<li class="short">Демо: спортивная своя игра — не хватит', page)
+    assert c.post("/admin/tournament/draw", data={"seed": "3"}).status_code == 302
+    page = c.get("/admin/tournament/").get_data(as_text=True)
+    assert 'action="/admin/tournament/start"' not in page
+    assert "Ни в одном пакете не хватит тем на оставшиеся бои (214)" in page
+
+
+def _wait(cond, what: str) -> None:  # noqa: ANN001
+    import time
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if cond():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out: {what}")
+
+
+def _right_answer(loop, game: int, seat: int) -> None:  # noqa: ANN001
+    """One question won by `seat` on the real battle engine (the press is decided when its
+    settle window closes, on the loop's clock)."""
+    for cmd in ({"type": "announce"}, {"type": "reading_done"}, {"type": "press",
+                                                                  "player": seat}):
+        assert loop.submit(cmd, game).result(10).refused is None
+    _wait(lambda: loop.snapshot(game)[1].phase == "answering", "the answerer")
+    assert loop.submit({"type": "judge", "verdict": "right"}, game).result(10).refused is None
+
+
+def test_a_battle_ended_early_on_the_host_is_the_directors_decision(kit) -> None:  # noqa: ANN001
+    c = director(kit)
+    c.post("/admin/tournament/create", data={"title": "Кубок"})
+    _entries(c, 9)
+    assert c.post("/admin/tournament/draw", data={"seed": "2"}).status_code == 302
+    d = kit.app.extensions["svoyak_director"]
+    assert c.post("/admin/tournament/start", data={"battle": "3.1", "package": "demo:battle"}
+                  ).status_code == 302
+    game = d.state.battle("3.1").game
+    host = kit.loop
+    _right_answer(host, game, 1)
+    assert host.end_game(game).result(10).refused is None  # the host ends it early
+    _wait(lambda: d.state.battle("3.1").status == "stopped", "the battle stopped")
+    page = c.get("/admin/tournament/").get_data(as_text=True)
+    row = re.search(r'<tr class="stopped" id="battle-3.1">(.*?)</tr>', page, re.S)
+    assert row is not None and "по правилам победителя нет" in row.group(1)
+    leader = d.state.player(d.state.battle("3.1").present[1]).entry.name
+    assert f"Записать победителем лидера: {leader}, 10" in row.group(1)
+    board = c.get("/tournament/board?stage=1/3").get_data(as_text=True)
+    assert 'class="tag stopped"' in board and "без победителя" in board
+    call = c.get("/tournament/call").get_data(as_text=True)
+    assert "по правилам победителя нет, решение за директором" in call
+    assert c.post("/admin/tournament/award", data={"battle": "3.1", "reason": ""}
+                  ).status_code == 400
+    assert c.post("/admin/tournament/award", data={"battle": "3.1",
+                                                    "reason": "зал закрывается"}
+                  ).status_code == 302
+    b = d.state.battle("3.1")
+    assert b.result.winner == b.present[1] and b.result.awarded == "зал закрывается"
+    assert "победа лидеру: зал закрывается" in c.get("/admin/tournament/").get_data(
+        as_text=True)
+
+
+def test_replaying_a_battle_in_play_asks_and_names_what_is_lost(kit) -> None:  # noqa: ANN001
+    c = director(kit)
+    c.post("/admin/tournament/create", data={"title": "Кубок"})
+    _entries(c, 9)
+    assert c.post("/admin/tournament/draw", data={"seed": "2"}).status_code == 302
+    d = kit.app.extensions["svoyak_director"]
+    assert c.post("/admin/tournament/start", data={"battle": "3.2", "package": "demo:battle"}
+                  ).status_code == 302
+    game = d.state.battle("3.2").game
+    _right_answer(kit.loop, game, 0)
+    page = c.get("/admin/tournament/").get_data(as_text=True)
+    row = re.search(r'<tr class="playing" id="battle-3.2">(.*?)</tr>', page, re.S)
+    assert row is not None and 'name="confirm"' not in row.group(1)
+    r = c.post("/admin/tournament/replay", data={"battle": "3.2"})  # one tap: not enough
+    page = r.get_data(as_text=True)
+    assert r.status_code == 400 and "подтвердите" in page
+    row = re.search(r'<tr class="playing" id="battle-3.2">(.*?)</tr>', page, re.S)
+    assert row is not None
+    n = d.state.battle("3.2").drawn.number
+    assert (f"Бой {n} идёт: игра {game} будет остановлена, сыгранные вопросы (1) и очки"
+            f" (10:0:0) пропадут") in row.group(1)
+    assert 'name="confirm" value="1">Да, остановить и переиграть' in row.group(1)
+    assert d.state.battle("3.2").status == "playing"
+    assert c.post("/admin/tournament/replay", data={"battle": "3.2", "confirm": "1"}
+                  ).status_code == 302
+    assert d.state.battle("3.2").status == "ready"
+    assert kit.loop.store.game(game).status != "running"  # its game was stopped with it

@@ -95,3 +95,16 @@ def leader_and_tied(winner: int, a: int, b: int) -> Any:
         k = s.theme % 4
         return {0: winner, 1: winner, 2: a, 3: b}[k]
     return pick
+
+
+def theme_args(state: Any, battle_id: str) -> dict[str, list[str]]:
+    """``themes`` (and the final's ``red``) for a ``start_battle`` of `battle_id`: as many
+    made-up names as its stage plays, none played before in the tournament."""
+    from appliance.tournament.commands import themes_of
+
+    b = state.battle(battle_id)
+    n = themes_of(state, b)
+    tag = len(state.used_themes)
+    names = [f"тема {tag}.{i} {battle_id}" for i in range(n)]
+    red = names[n - state.settings.final_red:] if battle_id == "F" else []
+    return {"themes": names, "red": red}

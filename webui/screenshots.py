@@ -523,7 +523,10 @@ class Show:
         self.at("tournament-bracket", tv=tv)
         tv.goto(self.base + "/tournament/call")
         self.at("tournament-call", tv=tv)
-        d.locator(f"tr[id='battle-{battle}'] button:has-text('Переиграть')").click()
+        row = d.locator(f"tr[id='battle-{battle}']")  # a battle in play: behind a confirmation
+        row.locator("button:has-text('Переиграть')").click()
+        d.locator(f"tr[id='battle-{battle}'] button:has-text('Да, остановить и переиграть')"
+                  ).click()
         d.wait_for_selector(f"tr[id='battle-{battle}'].ready")
         while d.locator("tr.ready").count():
             row = d.locator("tr.ready").first

@@ -17,13 +17,14 @@ from typing import Any
 from flask import Blueprint, Flask, Response, abort, current_app, redirect, request
 
 from appliance.packages import jsonform
+from appliance.packages.model import Package
 from appliance.rules.protocol import Refused
 from appliance.tournament import stages as st
 from appliance.tournament import views
-from appliance.tournament.battles import themes_needed
+from appliance.tournament.battles import can_supply, theme_needs, themes_needed
 from appliance.tournament.cli import results_csv
 from appliance.tournament.director import Director
-from appliance.tournament.state import PLAYING, READY, Tournament
+from appliance.tournament.state import PLAYING, READY, STOPPED, Tournament
 from webui import i18n
 from webui.pages import is_host, lang, render, services
 
@@ -145,8 +146,9 @@ def call() -> str:
     b = views.next_battles(s, 1)[0] if s is not None and views.next_battles(s, 1) else None
     battle = views.battle_json(s, b) if s is not None and b is not None else None
     playing = [views.battle_json(s, x) for x in s.battles if x.status == PLAYING] if s else []
+    stopped = [views.battle_json(s, x) for x in s.battles if x.status == STOPPED] if s else []
     return render("tournament/call.html", s=s, battle=battle, playing=playing,
-                  stage_name=_name)
+                  stopped=stopped, stage_name=_name)
 
 
 @public.get("/podium")
@@ -209,17 +211,52 @@ def _require_host() -> Any:
     return None
 
 
-def _page(message: str = "", status: int = 200) -> tuple[str, int]:
+def _page(message: str = "", status: int = 200,
+          confirm_replay: str | None = None) -> tuple[str, int]:
     s = state()
-    battles = [views.battle_json(s, b) for b in s.battles] if s is not None else []
+    battles = [{**views.battle_json(s, b), "in_play": in_play(s, b)}
+               for b in s.battles] if s is not None else []
     packages = services().list_packages()
     nxt = views.next_battles(s, 1) if s is not None else []
+    needs = theme_needs(s) if s is not None else []
+    supply = _supply(s, packages) if s is not None and needs else []
+    usable = [p for p in supply if p["enough"]]
     return render("tournament/director.html", s=s, message=message, failed=status >= 400,
                   battles=battles,
                   view=views.view(s, "director") if s is not None else None,
-                  packages=packages, stage_name=_name, seed=secrets.randbelow(10**9),
-                  sport_package=_sport_package(packages),
+                  packages=usable, supply=supply, needs=needs,
+                  need_total=sum(x["left"] for x in needs),
+                  stage_name=_name, seed=secrets.randbelow(10**9),
+                  sport_package=_sport_package(usable), confirm_replay=confirm_replay,
                   next_battle=nxt[0].id if nxt else None), status
+
+
+_THEMES: dict[str, Package | None] = {}  # package id (+ its size) -> the parsed package
+
+
+def _supply(s: Tournament, packages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each package with how many unplayed themes it holds against what the rest of the
+    tournament needs; a package that cannot be read is listed as not enough."""
+    from webui.games import Games
+
+    out = []
+    for p in packages:
+        if p.get("rules") not in (None, "battle"):
+            continue  # the TV demo: not a sport package
+        cache = f"{p['id']}:{p.get('questions')}:{p['name']}"
+        if cache not in _THEMES:
+            try:
+                data = Games(services().loop, services().library).package_json(p["id"],
+                                                                               "battle")
+                _THEMES[cache] = jsonform.from_dict(data)
+            except Exception:  # a broken package is simply not offered
+                log.exception("package %s could not be read", p["id"])
+                _THEMES[cache] = None
+        pkg = _THEMES[cache]
+        info = can_supply(s, pkg) if pkg is not None else {"need": 0, "fresh": 0,
+                                                           "enough": False}
+        out.append({**p, **info})
+    return out
 
 
 def _sport_package(packages: list[dict[str, Any]]) -> str | None:
@@ -347,7 +384,42 @@ def walkover() -> Any:
 
 @admin.post("/replay")
 def replay() -> Any:
-    return _command({"type": "replay_battle", "battle": request.form.get("battle", "")})
+    """A battle in play is replayed only from the confirmation's own button, which the first
+    tap shows with what is lost (its game, questions, scores); a finished or stopped one at
+    once."""
+    d = director()
+    if d is None:
+        return _page(i18n.translate("tournament.none", lang()), 400)
+    battle_id = request.form.get("battle", "")
+    b = d.state.battle(battle_id)
+    if b is not None and b.status == PLAYING and request.form.get("confirm") != "1":
+        # the first tap: the row names what is lost and offers the confirmation
+        return _page(i18n.translate("tournament.replay_unconfirmed", lang()), 400,
+                     confirm_replay=b.id)
+    try:
+        d.replay(battle_id)
+    except Refused as r:
+        return _refused(r)
+    return redirect("/admin/tournament/")
+
+
+@admin.post("/award")
+def award() -> Any:
+    return _command({"type": "award_leader", "battle": request.form.get("battle", ""),
+                     "reason": request.form.get("reason", "")})
+
+
+def in_play(s: Tournament, b: Any) -> dict[str, Any] | None:
+    """What a replay of a battle in play loses: its game, questions played, scores."""
+    if b.status != PLAYING or b.game is None:
+        return None
+    try:
+        rules, game_state = services().loop.snapshot(b.game)
+        summary = rules.summary(game_state)
+    except Exception:  # the page must render even if the game cannot be read
+        return {"game": b.game, "questions": "?", "scores": "?"}
+    return {"game": b.game, "questions": len(summary.get("questions") or []),
+            "scores": ":".join(str(x) for x in summary.get("scores") or [])}
 
 
 @admin.post("/swap")

@@ -10,27 +10,23 @@ engine's summary into the tournament's ``battle_result`` command. Both are pure.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from appliance.packages.model import Package
 from appliance.rules import arbiter
 from appliance.rules.battle import game as engine
+from appliance.rules.protocol import Refused
 from appliance.tournament import stages as st
-from appliance.tournament.commands import no
+from appliance.tournament.commands import no, themes_of
 from appliance.tournament.entries import key
-from appliance.tournament.state import PLAYOFF, BattleState, Tournament
+from appliance.tournament.state import PLAYOFF, READY, WAITING, Tournament
 
 EXTRA_POOL = 3  # unplayed themes handed to a battle for tie-breaks
 
 
-def themes_needed(state: Tournament, b: BattleState) -> int:
-    """Themes of a battle (3.4): its stage's, as the draw planned them (4, 6 for a battle
-    whose winner goes to the final, 12 in the final); the final's playoff plays one at a
-    time."""
-    if b.id == PLAYOFF:
-        return 1
-    return st.themes_for(state.plan.stages if state.plan else (), b.drawn.stage)
+themes_needed = themes_of
 
 
 def battle_setup(state: Tournament, battle_id: str, package: Package,
@@ -49,11 +45,12 @@ def battle_setup(state: Tournament, battle_id: str, package: Package,
     need = themes_needed(state, b)
     chosen: list[dict[str, Any]]
     if b.drawn.stage == st.FINAL and b.id != PLAYOFF:
-        reds = [t for t in fresh if t.red][:st.RED_THEMES_FINAL]
+        red = state.settings.final_red
+        reds = [t for t in fresh if t.red][:red]
         blues = [t for t in fresh if not t.red and t not in reds]
-        blues = blues[:need - st.RED_THEMES_FINAL]
+        blues = blues[:need - red]
         more = [t for t in fresh if not t.red and t not in blues]
-        reds += more[:st.RED_THEMES_FINAL - len(reds)]  # marked red here: values doubled
+        reds += more[:red - len(reds)]  # marked red here: values doubled
         if len(blues) + len(reds) < need:
             raise _short(need, len(fresh))
         chosen = ([{**t.to_json(), "red": False} for t in blues]
@@ -71,7 +68,8 @@ def battle_setup(state: Tournament, battle_id: str, package: Package,
     names = [state.player(e).entry.name for e in b.present]
     return {"players": names, "themes": chosen, "extra_themes": extras,
             "settings": {"settle_ms": arbiter.BOX_SETTLE_MS, **(settings or {}),
-                         "stage": b.drawn.stage},
+                         "stage": b.drawn.stage, "themes": need,
+                         "red_themes": sum(t["red"] for t in chosen)},
             "tournament": {"battle": b.id, "number": b.drawn.number, "stage": b.drawn.stage}}
 
 
@@ -116,3 +114,40 @@ def result_args(summary: Mapping[str, Any], battle_id: str) -> dict[str, Any]:
                       "reaction_best_ms": None if r["best"] is None else round(r["best"], 1)})
     return {"type": "battle_result", "battle": battle_id, "winner": summary["winner"],
             "lines": lines, "themes": played_themes(summary)}
+
+
+def theme_needs(state: Tournament) -> list[dict[str, Any]]:
+    """Themes the tournament needs, stage by stage (3.4): battles, themes per battle, the
+    total, and what is still to play (battles not started). Before the draw, for the stages
+    the entries would make; none are played twice, so a package must hold them all."""
+    if state.plan is not None:
+        plan, battles = state.plan, state.battles
+    else:
+        n = len(state.active())
+        if n < st.MIN_ENTRIES:
+            return []
+        try:
+            sizes = list(Counter(key(p.entry.team) for p in state.active()).values())
+            plan = st.plan(n, state.settings.bracket, sizes)
+        except Refused:
+            return []
+        battles = ()
+    out = []
+    for stage in plan.stages:
+        mine = [b for b in battles if b.drawn.stage == stage.key and b.id != PLAYOFF]
+        left = (sum(1 for b in mine if b.status in (READY, WAITING)) if state.plan is not None
+                else stage.battles)
+        out.append({"key": stage.key, "battles": stage.battles, "themes": stage.themes,
+                    "total": stage.battles * stage.themes, "left": left * stage.themes,
+                    "red": state.settings.final_red if stage.key == st.FINAL else 0})
+    return out
+
+
+def can_supply(state: Tournament, package: Package) -> dict[str, Any]:
+    """Whether `package` holds enough unplayed themes for the rest of the tournament (red
+    ones can be marked red, so only the count matters)."""
+    need = sum(x["left"] for x in theme_needs(state))
+    used = {key(t) for t in state.used_themes}
+    main, _ = engine.package_themes(package)
+    fresh = sum(1 for t in main if key(t.name) not in used)
+    return {"need": need, "fresh": fresh, "enough": fresh >= need}

@@ -21,6 +21,7 @@ from appliance.tournament.state import (
     PLAYING,
     PLAYOFF,
     READY,
+    STOPPED,
     BattleState,
     Tournament,
 )
@@ -83,6 +84,16 @@ def configure(state: Tournament, c: Command) -> list[Event]:
         if f is not None and f.result is not None:
             raise no("Финал уже сыгран.", "The final has been played.", "too_late")
         data["final_ties"] = c.args["final_ties"]
+    if "final_red" in c.args:
+        r = c.args["final_red"]
+        if isinstance(r, bool) or not isinstance(r, int) or not 0 <= r <= st.THEMES_FINAL:
+            raise no(f"Красных тем в финале — от 0 до {st.THEMES_FINAL} (по регламенту 6).",
+                     f"Red themes in the final: 0 to {st.THEMES_FINAL} (6 by the regulation).",
+                     "bad_setting")
+        f = state.final
+        if f is not None and f.status != READY and f.status != "waiting":
+            raise no("Финал уже начат.", "The final has started.", "too_late")
+        data["final_red"] = r
     if not data:
         raise no("Нечего менять.", "Nothing to change.", "empty")
     return [Event("configured", c.t_ns, data)]
@@ -253,6 +264,11 @@ def start_battle(state: Tournament, c: Command) -> list[Event]:
     themes = c.args.get("themes", [])
     if not isinstance(themes, list) or not all(isinstance(t, str) and t.strip() for t in themes):
         raise no("Темы — список названий.", "Themes must be a list of names.", "bad_themes")
+    need = themes_of(state, b)
+    if len(themes) != need:
+        raise no(f"{ru} играется на {need} темах (регламент 3.4), а названо {len(themes)}.",
+                 f"{en_} is played on {need} themes (regulation 3.4), not {len(themes)}.",
+                 "theme_count")
     seen: set[str] = set()
     used = {en.key(t) for t in state.used_themes}
     for t in themes:
@@ -265,12 +281,32 @@ def start_battle(state: Tournament, c: Command) -> list[Event]:
             raise no(f"Тема «{t}» дважды в одном бою.", f"The theme '{t}' appears twice.",
                      "theme_used")
         seen.add(k)
+    red = c.args.get("red", [])
+    if not isinstance(red, list) or not all(isinstance(t, str) and en.key(t) in seen
+                                            for t in red):
+        raise no("Красные темы — список названий тем этого боя.",
+                 "Red themes must be a list of this battle's theme names.", "bad_themes")
+    want = state.settings.final_red if b.id == "F" else 0
+    if len({en.key(t) for t in red}) != want:
+        raise no(f"{ru}: красных тем должно быть {want}, а отмечено {len(red)}.",
+                 f"{en_}: {want} red themes are needed, {len(red)} are marked.",
+                 "theme_count")
     game = c.args.get("game")
     if game is not None and (isinstance(game, bool) or not isinstance(game, int)):
         raise no("Номер игры — целое число.", "The game must be a whole number.", "bad_game")
-    return [Event("battle_started", c.t_ns, {"battle": b.id, "game": game,
-                                             "themes": [en.clean(t) for t in themes],
-                                             "players": list(b.present)})]
+    data: dict[str, Any] = {"battle": b.id, "game": game,
+                            "themes": [en.clean(t) for t in themes], "players": list(b.present)}
+    if red:
+        data["red"] = [en.clean(t) for t in red]
+    return [Event("battle_started", c.t_ns, data)]
+
+
+def themes_of(state: Tournament, b: BattleState) -> int:
+    """Themes of a battle (3.4): its stage's as the draw planned them — 4, 6 for a battle
+    whose winner goes to the final, 12 in the final; the final's playoff plays one."""
+    if b.id == PLAYOFF:
+        return 1
+    return st.themes_for(state.plan.stages if state.plan else (), b.drawn.stage)
 
 
 _LINE_INTS = ("score", "extra", "right", "wrong", "silent", "presses")
@@ -375,21 +411,67 @@ def walkover(state: Tournament, c: Command) -> list[Event]:
     return events
 
 
+def battle_stopped(state: Tournament, c: Command) -> list[Event]:
+    """``{"battle", "scores": [per seat]}``: the battle's game ended on the host before the
+    rules gave a winner (the host ended it early). Nobody goes on: the director decides —
+    the leader as winner (`award_leader`) or a replay (`replay_battle`)."""
+    b = _battle(state, c.args.get("battle"))
+    ru, en_ = _label(b)
+    if b.status != PLAYING:
+        raise no(f"{ru} сейчас не играется.", f"{en_} is not in play.", "not_playing")
+    scores = c.args.get("scores")
+    if (not isinstance(scores, list) or len(scores) != len(b.present)
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in scores)):
+        raise no(f"{ru}: нужны очки каждого из {len(b.present)} игроков.",
+                 f"{en_}: a score for each of the {len(b.present)} players is needed.",
+                 "bad_result")
+    return [Event("battle_stopped", c.t_ns, {"battle": b.id, "scores": scores})]
+
+
+def award_leader(state: Tournament, c: Command) -> list[Event]:
+    """``{"battle", "reason"}``: the director records the leader of a battle that ended
+    early as its winner, saying why (the event keeps the reason)."""
+    b = _battle(state, c.args.get("battle"))
+    ru, en_ = _label(b)
+    if b.status != STOPPED or b.stopped is None:
+        raise no(f"{ru} не остановлен досрочно: победителя определяет игра.",
+                 f"{en_} was not ended early: its game decides the winner.", "not_stopped")
+    reason = en.clean(c.args.get("reason") if isinstance(c.args.get("reason"), str) else "")
+    if not reason:
+        raise no("Укажите причину: почему победителем записан лидер.",
+                 "Give the reason why the leader is recorded as the winner.", "no_reason")
+    scores = list(b.stopped)
+    top = max(scores)
+    if scores.count(top) != 1:
+        raise no(f"{ru}: лидеров несколько ({scores.count(top)} с {top} очками) — бой можно"
+                 " только переиграть.",
+                 f"{en_}: {scores.count(top)} players share the lead with {top}: the battle"
+                 " can only be replayed.", "no_leader")
+    w = scores.index(top)
+    present = b.present
+    lines = [_line({"score": x}, e) for x, e in zip(scores, present, strict=True)]
+    order = sorted(range(len(scores)), key=lambda i: (i != w, -scores[i]))
+    events = [Event("battle_finished", c.t_ns, {
+        "battle": b.id, "winner": present[w], "lines": lines, "walkover": False,
+        "order": [present[i] for i in order], "extra_themes": [], "awarded": reason[:300]})]
+    return events + _after_final(state, b, lines, c.t_ns)
+
+
 def replay_battle(state: Tournament, c: Command) -> list[Event]:
     """Play a battle again (a protest upheld, a broken button): its result is dropped and
     its winner taken back, as long as the next battle has not started."""
     b = _battle(state, c.args.get("battle"))
     ru, en_ = _label(b)
-    if b.status not in (PLAYING, DONE):
+    if b.status not in (PLAYING, STOPPED, DONE):
         raise no(f"{ru} ещё не играли.", f"{en_} has not been played.", "not_played")
     nxt = state.battle(b.drawn.feeds) if b.drawn.feeds else None
-    if nxt is not None and nxt.status in (PLAYING, DONE):
+    if nxt is not None and nxt.status in (PLAYING, STOPPED, DONE):
         rn, en2 = _label(nxt)
         raise no(f"{ru} не переиграть: {rn} уже начат.",
                  f"{en_} cannot be replayed: {en2} has started.", "too_late")
     if b.id == "F" and state.battle(PLAYOFF) is not None:
         p = state.battle(PLAYOFF)
-        if p is not None and p.status in (PLAYING, DONE):
+        if p is not None and p.status in (PLAYING, STOPPED, DONE):
             raise no("Финал не переиграть: перестрелка за место уже начата.",
                      "The final cannot be replayed: the playoff has started.", "too_late")
     return [Event("battle_reset", c.t_ns, {"battle": b.id})]
@@ -448,6 +530,8 @@ HANDLERS: dict[str, Callable[[Tournament, Command], list[Event]]] = {
     "start_battle": start_battle,
     "battle_result": battle_result,
     "walkover": walkover,
+    "battle_stopped": battle_stopped,
+    "award_leader": award_leader,
     "replay_battle": replay_battle,
     "swap_players": swap_players,
 }

@@ -58,9 +58,11 @@ class Director:
         """Start a bracket battle with themes from `package`; returns its game number."""
         setup = battle_setup(self.state, battle_id, package, settings)
         themes = [t["name"] for t in setup["themes"]]
+        red = [t["name"] for t in setup["themes"] if t["red"]]
         # one transaction: the battle's game and the tournament's battle_started naming it
         return self.loop.new_game("battle", setup, parent=self.tournament, command={
-            "type": "start_battle", "battle": battle_id, "themes": themes}).result()
+            "type": "start_battle", "battle": battle_id, "themes": themes,
+            "red": red}).result()
 
     def _on_update(self, update: Update) -> None:
         if not update.finished or update.game == self.tournament:
@@ -72,12 +74,30 @@ class Director:
                   and b.status == PLAYING), None)
         if b is None:
             return
+        self.loop.submit(self._outcome(b.id, summary), game=self.tournament)
+
+    @staticmethod
+    def _outcome(battle_id: str, summary: Mapping[str, Any]) -> dict[str, Any]:
+        """The command a finished battle game sends the tournament: its result, or — when
+        the host ended it before the rules gave a winner — ``battle_stopped`` with the
+        scores, for the director to decide (the leader as winner, or a replay)."""
         try:
-            args = result_args(summary, b.id)
+            return result_args(summary, battle_id)
         except Refused as r:
-            log.warning("battle %s ended without a winner: %s", b.id, r.message_en)
-            return
-        self.loop.submit(args, game=self.tournament)
+            log.info("battle %s ended without a winner: %s", battle_id, r.message_en)
+            return {"type": "battle_stopped", "battle": battle_id,
+                    "scores": [int(x) for x in summary.get("scores") or []]}
+
+    def replay(self, battle_id: str) -> list[Any]:
+        """Reset a battle for a replay; a battle still in play has its game ended first
+        (what was played there is dropped with it)."""
+        b = self.state.battle(battle_id)
+        game_no = b.game if b is not None and b.status == PLAYING else None
+        events = self.submit({"type": "replay_battle", "battle": battle_id})
+        record = self.loop.store.game(game_no) if game_no is not None else None
+        if game_no is not None and record is not None and record.status == "running":
+            self.loop.end_game(game_no).result()
+        return events
 
     def reconcile(self) -> int:
         """Feed the results of battles whose games ended but whose result is not in the
@@ -88,7 +108,7 @@ class Director:
                 continue
             record = self.loop.store.game(b.game)
             if record is not None and record.status != "running" and record.summary:
-                args = result_args(record.summary, b.id)
+                args = self._outcome(b.id, record.summary)
                 out = self.loop.submit(args, game=self.tournament).result()
                 n += out.refused is None
         return n

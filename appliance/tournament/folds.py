@@ -30,7 +30,8 @@ def configured(s: Tournament, e: Event) -> Tournament:
     cur = s.settings
     return replace(s, settings=Settings(d.get("title", cur.title),
                                         d.get("bracket", cur.bracket),
-                                        d.get("final_ties", cur.final_ties)))
+                                        d.get("final_ties", cur.final_ties),
+                                        d.get("final_red", cur.final_red)))
 
 
 def entry_added(s: Tournament, e: Event) -> Tournament:
@@ -88,7 +89,8 @@ def battle_finished(s: Tournament, e: Event) -> Tournament:
     b = s.battle(d["battle"])
     assert b is not None
     lines = tuple(Line(**x) for x in d["lines"])
-    res = Result(d["winner"], lines, bool(d.get("walkover")), tuple(d.get("order") or ()))
+    res = Result(d["winner"], lines, bool(d.get("walkover")), tuple(d.get("order") or ()),
+                 d.get("awarded") or "")
     s = _with(s, replace(b, result=res))
     s = replace(s, used_themes=s.used_themes + tuple(d.get("extra_themes") or ()))
     return _seat(s, b.drawn, d["winner"])
@@ -106,10 +108,16 @@ def _seat(s: Tournament, b: DrawnBattle, entry: int | None) -> Tournament:
     return _with(s, replace(nxt, seats=tuple(seats)))
 
 
+def battle_stopped(s: Tournament, e: Event) -> Tournament:
+    b = s.battle(e.data["battle"])
+    assert b is not None
+    return _with(s, replace(b, stopped=tuple(e.data["scores"])))
+
+
 def battle_reset(s: Tournament, e: Event) -> Tournament:
     b = s.battle(e.data["battle"])
     assert b is not None
-    s = _with(s, replace(b, started=False, game=None, result=None))
+    s = _with(s, replace(b, started=False, game=None, result=None, stopped=None))
     if b.id == "F":
         s = replace(s, battles=tuple(x for x in s.battles if x.id != PLAYOFF))
     return _seat(s, b.drawn, None)
@@ -144,6 +152,7 @@ EVOLVERS: dict[str, Callable[[Tournament, Event], Tournament]] = {
     "battle_started": battle_started,
     "absent": absent,
     "battle_finished": battle_finished,
+    "battle_stopped": battle_stopped,
     "battle_reset": battle_reset,
     "players_swapped": players_swapped,
     "playoff_drawn": playoff_drawn,

@@ -29,12 +29,12 @@ __all__ = ["NAME", "initial", "decide", "evolve", "legal_actions", "next_deadlin
 
 
 def initial(setup: Mapping[str, Any]) -> Tournament:
-    """A tournament from ``{"title", "bracket", "final_ties"}`` (all optional)."""
+    """A tournament from ``{"title", "bracket", "final_ties", "final_red"}`` (all optional)."""
     if not isinstance(setup, Mapping):
         raise no("Настройки турнира — словарь.", "The tournament setup must be an object.",
                  "bad_setup")
     state = Tournament()
-    args = {k: setup[k] for k in ("title", "bracket", "final_ties") if k in setup}
+    args = {k: setup[k] for k in ("title", "bracket", "final_ties", "final_red") if k in setup}
     if args:
         for e in configure(state, Command("configure", 0, args)):
             state = evolve(state, e)

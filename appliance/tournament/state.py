@@ -19,6 +19,7 @@ from appliance.tournament.entries import Entry
 WAITING = "waiting"  # some seat waits for a winner
 READY = "ready"  # every player known, not started
 PLAYING = "playing"
+STOPPED = "stopped"  # its game ended early without a winner: the director decides
 DONE = "done"
 
 SHARED = "shared"  # ties for 2nd/3rd in the final share the place (default)
@@ -32,9 +33,11 @@ class Settings:
     title: str = ""
     bracket: int | None = None  # None: the largest the entries fill
     final_ties: str = SHARED
+    final_red: int = st.RED_THEMES_FINAL  # red themes of the final's 12 (3.4: six)
 
     def to_json(self) -> dict[str, Any]:
-        return {"title": self.title, "bracket": self.bracket, "final_ties": self.final_ties}
+        return {"title": self.title, "bracket": self.bracket, "final_ties": self.final_ties,
+                "final_red": self.final_red}
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +74,7 @@ class Result:
     lines: tuple[Line, ...]  # in seat order of the players present
     walkover: bool = False
     order: tuple[int, ...] = ()  # entry ids best first, when the battle says more than the winner
+    awarded: str = ""  # the director's reason when a battle ended early went to its leader
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +89,7 @@ class BattleState:
     game: int | None = None  # the battle engine's game in the log, when the box plays it
     themes: tuple[str, ...] = ()
     result: Result | None = None
+    stopped: tuple[int, ...] | None = None  # scores per seat when its game ended early
 
     @property
     def id(self) -> str:
@@ -99,7 +104,7 @@ class BattleState:
         if self.result is not None:
             return DONE
         if self.started:
-            return PLAYING
+            return STOPPED if self.stopped is not None else PLAYING
         return WAITING if any(s is None for s in self.seats) else READY
 
 

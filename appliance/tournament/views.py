@@ -20,6 +20,7 @@ from appliance.tournament.state import (
     PLAYING,
     PLAYOFF,
     READY,
+    STOPPED,
     BattleState,
     Line,
     Tournament,
@@ -52,9 +53,22 @@ def battle_json(state: Tournament, b: BattleState) -> dict[str, Any]:
             seat.update(score=line.score, extra=line.extra)
         seat["winner"] = b.result is not None and e == b.result.winner
         seats.append(seat)
-    return {"id": b.id, "number": b.drawn.number, "stage": b.drawn.stage,
-            "status": b.status, "seats": seats, "feeds": b.drawn.feeds, "game": b.game,
-            "themes": list(b.themes), "walkover": bool(b.result and b.result.walkover)}
+    out = {"id": b.id, "number": b.drawn.number, "stage": b.drawn.stage,
+           "status": b.status, "seats": seats, "feeds": b.drawn.feeds, "game": b.game,
+           "themes": list(b.themes), "walkover": bool(b.result and b.result.walkover),
+           "awarded": b.result.awarded if b.result is not None else ""}
+    if b.stopped is not None and b.result is None:
+        # ended early on the host: no winner by the rules; the director decides
+        scores = list(b.stopped)
+        top = max(scores) if scores else 0
+        out["stopped"] = {"scores": scores,
+                          "leader": (b.present[scores.index(top)]
+                                     if scores and scores.count(top) == 1 else None)}
+        for seat in seats:
+            e = seat["player"]["entry"] if seat["player"] is not None else None
+            if e in b.present and len(scores) == len(b.present):
+                seat["score"], seat["extra"] = scores[b.present.index(e)], 0
+    return out
 
 
 def stages_json(state: Tournament) -> list[dict[str, Any]]:
@@ -198,6 +212,7 @@ def view(state: Tournament, role: str) -> dict[str, Any]:
         "byes": state.plan.byes if state.plan else None,
         "stages": stages_json(state),
         "playing": [b.id for b in state.battles if b.status == PLAYING],
+        "stopped": [b.id for b in state.battles if b.status == STOPPED],
         "next": [b.id for b in next_battles(state, 3)],
         "finished": state.finished,
     }
@@ -223,7 +238,7 @@ def summary(state: Tournament) -> dict[str, Any]:
 
 
 def status_counts(state: Tournament) -> dict[str, int]:
-    out = {"waiting": 0, READY: 0, PLAYING: 0, DONE: 0}
+    out = {"waiting": 0, READY: 0, PLAYING: 0, STOPPED: 0, DONE: 0}
     for b in state.battles:
         out[b.status] += 1
     return out

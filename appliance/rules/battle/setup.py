@@ -4,15 +4,18 @@ timers; a bad setup is refused with code ``bad_setup``."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from appliance.packages.model import Package
 from appliance.rules import kit
 from appliance.rules.battle.state import (
+    FINAL_STAGE,
     MAX_PLAYERS,
     MIN_PLAYERS,
     MS,
     QUESTIONS_PER_THEME,
+    RED_THEMES_FINAL,
     SECOND,
     STAGE_THEMES,
     VALUES,
@@ -48,7 +51,35 @@ def _settings(d: Any) -> BattleSettings:
         settle_ns=round(_number(d.get("settle_ms", 5), "settle_ms") * MS),
         bounce_ns=round(_number(d.get("bounce_ms", 30), "bounce_ms") * MS),
         stage=str(d.get("stage", "")),
+        themes=_count(d.get("themes"), "themes"),
+        red_themes=_count(d.get("red_themes"), "red_themes"),
     )
+
+
+def _count(v: Any, what: str) -> int | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 100:
+        raise _bad_setup(f"{what} — целое число от 0 до 100", f"{what} must be a whole number"
+                         " from 0 to 100")
+    return v
+
+
+def check_theme_counts(main: tuple[ThemeSpec, ...], settings: BattleSettings) -> None:
+    """A stage's battle plays its number of themes (regulation 3.4: 4, 6 or 12) and the
+    final its red ones; anything else is refused rather than played short."""
+    need = settings.themes_required
+    if need is not None and len(main) != need:  # a package short of the stage's themes too
+        stage = settings.stage or "—"
+        raise _bad_setup(f"бой стадии «{stage}» играется на {need} темах (регламент 3.4),"
+                         f" а тем {len(main)}",
+                         f"a battle of the stage '{stage}' is played on {need} themes"
+                         f" (regulation 3.4), not {len(main)}")
+    reds = settings.red_required
+    marked = sum(t.red for t in main)
+    if reds is not None and marked != reds:
+        raise _bad_setup(f"в финале {reds} красных тем (стоимость вдвое), а отмечено {marked}",
+                         f"the final has {reds} red themes (values doubled), not {marked}")
 
 
 def _question_spec(q: Any) -> QuestionSpec:
@@ -114,9 +145,21 @@ def package_themes(package: Package, stage: str = "", rounds: Any = None
                     i.value for i in q.answer_content if i.type == "text"), q.comment)
                 for q in t.questions[:QUESTIONS_PER_THEME])
             (extra if is_extra else main).append(ThemeSpec(t.name, red, qs, is_extra))
-    if stage in STAGE_THEMES:
+    if stage == FINAL_STAGE:
+        main = final_themes(main, STAGE_THEMES[stage], RED_THEMES_FINAL)
+    elif stage in STAGE_THEMES:
         main = main[:STAGE_THEMES[stage]]
     return tuple(main), tuple(extra)
+
+
+def final_themes(themes: list[ThemeSpec], count: int, red: int) -> list[ThemeSpec]:
+    """The final's themes: `count − red` blue then `red` red ones — the package's red themes
+    first, then more of its themes marked red (values doubled) if it has too few."""
+    reds = [t for t in themes if t.red][:red]
+    blues = [t for t in themes if not t.red][:count - red]
+    more = [t for t in themes if not t.red and t not in blues]
+    reds += [replace(t, red=True) for t in more[:red - len(reds)]]
+    return blues + reds
 
 
 def initial(setup: Mapping[str, Any]) -> Battle:
@@ -142,6 +185,11 @@ def initial(setup: Mapping[str, Any]) -> Battle:
         extra = _themes(setup.get("extra_themes") or [], True)
     if not main:
         raise _bad_setup("нет ни одной темы", "there are no themes")
+    if settings.themes is not None or setup.get("package") is not None:
+        # A count asked for (the tournament always states it), or a package cut to the
+        # stage: exactly that. A theme list with only a stage label is played as given
+        # (battle logs written before the counts were enforced must still resume).
+        check_theme_counts(main, settings)
     return Battle(players=tuple(p.strip() for p in players), themes=main, extra_pool=extra,
                   settings=settings, contenders=tuple(range(len(players))))
 

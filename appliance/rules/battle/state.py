@@ -20,6 +20,8 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 3
 SCORE_LIMIT = kit.SCORE_LIMIT
 # Themes per battle by stage (regulation 3.4); used to cut a package's themes to the stage.
 STAGE_THEMES = {"qualification": 4, "1/27": 4, "1/9": 4, "1/3": 6, "final": 12}
+FINAL_STAGE = "final"
+RED_THEMES_FINAL = 6  # of the final's 12, the red ones (values doubled), unless set otherwise
 
 # Phases of a battle.
 READY = "ready"  # the next question waits for the host to announce its value
@@ -74,14 +76,33 @@ class BattleSettings:
     settle_ns: int = 5 * MS
     bounce_ns: int = 30 * MS
     stage: str = ""
+    themes: int | None = None  # the battle must have exactly this many main themes
+    red_themes: int | None = None  # ... of which this many red (the final's)
 
     @property
     def arbiter(self) -> arbiter.Settings:
         return _arbiter_settings(self.settle_ns, self.bounce_ns)
 
+    @property
+    def themes_required(self) -> int | None:
+        """Main themes the battle must have: as set, else its stage's (regulation 3.4)."""
+        return self.themes if self.themes is not None else STAGE_THEMES.get(self.stage)
+
+    @property
+    def red_required(self) -> int | None:
+        if self.red_themes is not None:
+            return self.red_themes
+        return RED_THEMES_FINAL if self.stage == FINAL_STAGE else None
+
     def to_json(self) -> dict[str, Any]:
-        return {"window_s": self.window_ns / SECOND, "settle_ms": self.settle_ns / MS,
-                "bounce_ms": self.bounce_ns / MS, "stage": self.stage}
+        out: dict[str, Any] = {"window_s": self.window_ns / SECOND,
+                               "settle_ms": self.settle_ns / MS,
+                               "bounce_ms": self.bounce_ns / MS, "stage": self.stage}
+        if self.themes is not None:
+            out["themes"] = self.themes
+        if self.red_themes is not None:
+            out["red_themes"] = self.red_themes
+        return out
 
 
 @dataclass(frozen=True, slots=True)
