@@ -244,3 +244,30 @@ def test_a_battle_ended_early_waits_for_the_directors_decision() -> None:
                 **theme_args(again, "3.1"))
     tied = step(tied, "battle_stopped", battle="3.1", scores=[40, 40, 10])
     assert refused(tied, "award_leader", battle="3.1", reason="x").code == "no_leader"
+
+
+def test_players_out_have_their_places_as_soon_as_their_stage_is_over() -> None:
+    rng = random.Random(4)
+    s = step(entered(28), "draw", seed=5)  # a preliminary battle of 2, the 1/9, 1/3, final
+    assert views.places(s) == []
+    s = play(s, rng)  # the preliminary battle: its loser is 28th at once
+    (row,) = views.places(s)
+    assert (row["place"], row["range_from"], row["range_to"], row["stage"]) == (
+        28, 28, 28, "preliminary")
+    for _ in range(8):  # eight of the nine 1/9 battles: that stage is not over yet
+        s = play(s, rng)
+    assert [r["stage"] for r in views.places(s)] == ["preliminary"]
+    s = play(s, rng)
+    out = [r for r in views.places(s) if r["stage"] == "1/9"]
+    assert len(out) == 18 and {(r["range_from"], r["range_to"]) for r in out} == {(10, 27)}
+    assert min(r["place"] for r in out) == 10 and max(r["place_to"] for r in out) == 27
+    seats = [x for st_ in views.stages_json(s) if st_["key"] == "1/9"
+             for b in st_["battles"] for x in b["seats"]]
+    assert sorted(x.get("out", "") for x in seats).count("10–27") == 18
+    assert all("out" not in x for x in seats if x["winner"])
+    assert {r["entry"] for r in views.standings(s)} == {r["entry"] for r in views.places(s)}
+    while not s.finished:
+        s = play(s, rng)
+    table = views.places(s)
+    assert len(table) == 28 and [r["place"] for r in table][:1] == [1]
+    assert {(r["range_from"], r["range_to"]) for r in table if r["stage"] == "1/3"} == {(4, 9)}

@@ -3,10 +3,13 @@ per-player statistics. Pure functions of the state.
 
 **Places.** 1–3 come from the final (its winner, then the others by their final score;
 a tie for 2nd/3rd is shared unless the setting plays a playoff, whose order then decides).
-Everybody else is placed by the stage they reached, later stages first; within a stage the
-players who lost there are ordered by their points in that battle (extra themes included),
-equal points share the place, and a player who did not come (walkover) comes after those
-who played. A shared place is given as ``place``–``place_to`` (e.g. 4–5).
+Everybody else is placed by the stage they reached: the players out in a stage share the
+places after everybody who went further (the 1/3 finals' six: 4–9, the 1/9's eighteen:
+10–27, the 1/27's: 28–81, then the qualification rounds from the last), and they have
+them as soon as their stage is over, before the final. Within that range they are ordered by
+their points in their battle (extra themes included), equal points share the place, and a
+player who did not come (walkover) comes after those who played. A shared place is given as
+``place``–``place_to`` (e.g. 4–5), the stage's range as ``range_from``–``range_to``.
 """
 
 from __future__ import annotations
@@ -72,11 +75,19 @@ def battle_json(state: Tournament, b: BattleState) -> dict[str, Any]:
 
 
 def stages_json(state: Tournament) -> list[dict[str, Any]]:
+    """The bracket by stage; a seat of a player who is out (his stage over) carries his
+    places, ``out``: «10–27»."""
     if state.plan is None:
         return []
+    ranges = place_ranges(state)
     out = []
     for stage in state.plan.stages:
         battles = [battle_json(state, b) for b in state.battles if b.drawn.stage == stage.key]
+        for bj in battles:
+            for seat in bj["seats"]:
+                e = seat["player"]["entry"] if seat["player"] else None
+                if e in ranges and not seat["winner"]:
+                    seat["out"] = ranges[e]
         out.append({**stage.to_json(), "battles": battles})
     return out
 
@@ -88,26 +99,54 @@ def next_battles(state: Tournament, limit: int | None = None) -> list[BattleStat
 
 
 def places(state: Tournament) -> list[dict[str, Any]]:
-    """Every placed player, best first (see the module docstring). Before the final only
-    the players already out have a place."""
+    """Every placed player, best first (see the module docstring). A player who is out has
+    a place as soon as his stage is over: the stage's range (``range_from``–``range_to``,
+    e.g. 10–27 for the 1/9 final) — the places after everybody who went on — and within
+    it his place by his points in that battle (``place``–``place_to`` when shared). The
+    final's three get theirs when it is played."""
     if state.plan is None:
         return []
     out: list[dict[str, Any]] = []
-    above = 0
-    for stage in reversed(state.plan.stages):
-        battles = [b for b in state.battles if b.drawn.stage == stage.key and b.id != PLAYOFF]
+    for stage, lo, hi, battles in _stage_ranges(state):
         if stage.key == st.FINAL:
             ranked = _final_order(state, battles[0]) if battles else []
-        else:
+        elif battles and all(b.result is not None for b in battles):
             ranked = _losers(battles)
-        if not ranked and stage.key == st.FINAL:
-            return []  # nothing is final before the final
+        else:
+            ranked = []
+        above = lo - 1
         for group in ranked:
             for e in group:
                 out.append({"entry": e, "place": above + 1, "place_to": above + len(group),
-                            "stage": stage.key})
+                            "stage": stage.key, "range_from": lo, "range_to": hi})
             above += len(group)
+    return sorted(out, key=lambda r: (r["place"], r["entry"]))
+
+
+def _stage_ranges(state: Tournament) -> list[tuple[st.Stage, int, int, list[BattleState]]]:
+    """Each stage, last first, with the places its players who are out there share: after
+    everybody who went further (a battle of k players sends k − 1 out)."""
+    assert state.plan is not None
+    out = []
+    reach = 0  # players who went beyond this stage
+    for stage in reversed(state.plan.stages):
+        battles = [b for b in state.battles if b.drawn.stage == stage.key and b.id != PLAYOFF]
+        out_here = sum(len(b.drawn.seats) - (0 if stage.key == st.FINAL else 1)
+                       for b in battles)
+        out.append((stage, reach + 1, reach + out_here, battles))
+        reach += out_here
     return out
+
+
+def span(lo: int, hi: int) -> str:
+    return f"{lo}" if lo == hi else f"{lo}–{hi}"
+
+
+def place_ranges(state: Tournament) -> dict[int, str]:
+    """Each player who is out, with his stage's places as the TV writes them («10–27»);
+    the final's three with their own place."""
+    return {r["entry"]: (span(r["place"], r["place_to"]) if r["stage"] == st.FINAL
+                         else span(r["range_from"], r["range_to"])) for r in places(state)}
 
 
 def _final_order(state: Tournament, f: BattleState) -> list[list[int]]:
