@@ -17,16 +17,13 @@ from appliance.rules.protocol import Command
 from appliance.runtime.running import RunningGame
 from appliance.runtime.store import Store, db_path
 from appliance.tournament import game, views
+from webui import demo_names
 from webui.tournament import board_pages
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 if not os.path.exists(CHROMIUM):  # `make test` installs it (scripts/webui-deps.sh)
     pytest.skip("Debian's chromium is not installed", allow_module_level=True)
 
-FIRST = ["Александр", "Екатерина", "Мария", "Дмитрий", "Анастасия", "Константин", "Ольга",
-         "Владимир", "Ксения", "Григорий", "Елизавета", "Иван"]
-LAST = ["Иванов", "Смирнова", "Кузнецов", "Попова", "Васильев", "Соколова", "Михайлов",
-        "Новикова", "Фёдоров", "Морозова", "Волков", "Лебедева"]
 TEAMS = ["Физтех", "МГУ", "СПбГУ", "ВШЭ", "МИФИ", "Бауманка", "УрФУ", "НГУ", "КФУ", "ТГУ",
          "ЮФУ", "ДВФУ", "РУДН", "МГИМО", "ИТМО"]
 CITIES = ["Москва", "Долгопрудный", "Санкт-Петербург", "Екатеринбург", "Новосибирск",
@@ -65,7 +62,8 @@ def seeded(data: Path, n: int, played: int = 4) -> Any:
         s = RunningGame.new(store, "tournament", game, {"title": "Кубок Европы"})
         rows = []
         for i in range(n):
-            name = f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+            name = demo_names.name(rng.choice(demo_names.MALE + demo_names.FEMALE),
+                                   rng.choice(demo_names.SURNAMES))
             rows.append({"name": f"{name} {i}" if i >= 0 else name, "team": TEAMS[i % 15],
                          "city": rng.choice(CITIES)})
         s.handle(Command("import_entries", 0, {"entries": rows}))
@@ -84,7 +82,7 @@ def seeded(data: Path, n: int, played: int = 4) -> Any:
         return s.state
 
 
-@pytest.mark.parametrize("n", [81, 243])
+@pytest.mark.parametrize("n", [81, 243, 729])
 def test_the_bracket_fits_1920x1080_on_every_page(browser: Any, tmp_path: Path,
                                                    n: int) -> None:
     state = seeded(tmp_path / "data", n)
@@ -92,7 +90,9 @@ def test_the_bracket_fits_1920x1080_on_every_page(browser: Any, tmp_path: Path,
     try:
         page = browser.new_page(viewport={"width": 1920, "height": 1080})
         pages = board_pages(state)
-        assert len(pages) == (6 if n == 81 else 13)  # 1/27 in 3 pages, 1/81 in 7 (12 a page)
+        # 12 battles a page: the 1/27 in 3 pages, a qualification round of 81 in 7, of 243
+        # in 21; the 1/9, 1/3 and final one each
+        assert len(pages) == {81: 6, 243: 13, 729: 34}[n]
         for p in pages:
             url = f"{server.base}/tournament/board?stage={p['stage']}&page={p['page']}"
             page.goto(url)

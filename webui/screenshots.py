@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from webui import localserver
+from webui.demo_names import person
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
@@ -52,15 +53,10 @@ def settings(data: Path) -> None:
 
 def entries_csv(n: int) -> bytes:
     """A morning's entries as a spreadsheet saves them (Windows-1251, semicolons)."""
-    first = ["Александр", "Екатерина", "Мария", "Дмитрий", "Анастасия", "Константин", "Ольга",
-             "Владимир", "Ксения"]
-    last = ["Иванов", "Смирнова", "Кузнецов", "Попова", "Васильев", "Соколова", "Михайлов",
-            "Новикова", "Фёдоров"]
     teams = ["Физтех", "МГУ", "СПбГУ", "ВШЭ", "МИФИ", "Бауманка", "УрФУ", "НГУ", "КФУ"]
     cities = ["Москва", "Долгопрудный", "Санкт-Петербург", "Екатеринбург", "Новосибирск",
               "Казань"]
-    rows = [f"{first[i % 9]} {last[(i // 9 + i) % 9]};{teams[(i * 2) % 9]};{cities[i % 6]}"
-            for i in range(n)]
+    rows = [f"{person(i)};{teams[(i * 2) % 9]};{cities[i % 6]}" for i in range(n)]
     return ("имя;команда;город\n" + "\n".join(rows) + "\n").encode("cp1251")
 
 
