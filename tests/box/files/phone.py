@@ -190,9 +190,10 @@ def play(address: str, seat: str, presses: str, timeout: float = 240) -> dict[st
 
 
 def radio() -> dict[str, object]:
-    """A new virtual radio (mac80211_hwsim's HWSIM_CMD_NEW_RADIO over generic netlink),
-    born in the network namespace this runs in: the phone's, never seen by the box's
-    NetworkManager. Its rfkill switch is unblocked (a phone's own Wi-Fi is on)."""
+    """A new virtual radio (mac80211_hwsim's HWSIM_CMD_NEW_RADIO over generic netlink), made
+    in the box's namespace (mac80211_hwsim lets only radios made in one namespace hear each
+    other; phones.sh then moves it to the phone's). Its rfkill switch is unblocked (a
+    phone's own Wi-Fi is on)."""
     before = set(os.listdir("/sys/class/ieee80211"))
     with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16) as s:  # NETLINK_GENERIC
         s.bind((0, 0))
@@ -222,7 +223,7 @@ def radio() -> dict[str, object]:
     phy = sorted(set(os.listdir("/sys/class/ieee80211")) - before)[0]
     for entry in Path(f"/sys/class/ieee80211/{phy}").glob("rfkill*/soft"):
         entry.write_text("0")
-    return {"phy": phy, "iface": iface()}
+    return {"phy": phy}
 
 
 def leave(ns: str) -> dict[str, object]:
