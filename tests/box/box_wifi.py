@@ -73,8 +73,12 @@ def test_the_captive_portal_probe_is_sent_to_the_box(box: Box,
     assert (got["status"], got["location"]) == (302, f"http://{BOX_ADDRESS}/captive"), got
 
 
-def test_svoyak_local_resolves_through_avahi(box: Box, access_point: dict[str, str]) -> None:
-    got = on_phone(box, 1, "mdns", "svoyak.local")
+def test_the_box_name_resolves_through_avahi(box: Box, access_point: dict[str, str]) -> None:
+    """Every box announces its own name (svoyak-XXXX.local, from box.json), so two boxes
+    on one network never answer for each other."""
+    name = json.loads(box.sh("cat /var/lib/svoyak/box.json"))["hostname"]
+    assert name.startswith("svoyak-"), name
+    got = on_phone(box, 1, "mdns", f"{name}.local")
     assert got["address"] == BOX_ADDRESS, got
 
 
