@@ -2,7 +2,8 @@
 in Debian's Chromium, against a real `svoyak serve --simulate` on loopback, driven through
 the UI as a club plays:
 
-- the phone: a name given in the lobby takes its seat when the game starts (one choice);
+- the phone: a name given in the lobby is offered as «Это я: …» when the game starts (one
+  tap), and again at every new game;
   a phone joining a running game chooses a seat by its player's name;
 - the phone's buzzer: armed, waiting, false start, answering, answered each with its own
   word and colours, text readable on each;
@@ -188,12 +189,15 @@ def test_the_tv_game_on_the_board_and_a_phone(browser: Any, tmp_path: Path) -> N
     assert {k: v for k, v in rec.small.items() if v} == {}
     # The phone's buzzer: a word per state; armed looks nothing like waiting.
     z = rec.buzzer
-    assert (z["tv-choose"]["state"], z["tv-choose"]["text"]) == ("wait", "○ Ждите сигнала")
+    assert (z["tv-pick-chooser"]["state"], z["tv-pick-chooser"]["text"]) == (
+        "wait", "○ Ждите сигнала")
+    # The chooser's phone offers the question to pick instead of the buzzer (issue 25).
+    assert z["tv-choose"]["hidden"] is True
     assert (z["tv-lamp"]["state"], z["tv-lamp"]["text"]) == ("press", "● ЖМИ!")
     assert (z["tv-false-start"]["state"], z["tv-false-start"]["text"]) == (
         "false_start", "✕ Фальстарт!")
     assert (z["tv-answering"]["state"], z["tv-answering"]["text"]) == ("answer", "▶ Ваш ответ!")
-    states = {z[n]["state"]: z[n] for n in ("tv-choose", "tv-lamp", "tv-false-start",
+    states = {z[n]["state"]: z[n] for n in ("tv-pick-chooser", "tv-lamp", "tv-false-start",
                                             "tv-answering")}
     assert len({x["bg"] for x in states.values()}) == 4
     assert contrast(states["press"]["bg"], states["wait"]["bg"]) >= 4.5
@@ -347,7 +351,11 @@ def test_phones_take_their_seats_and_the_race_groups_by_signal(browser: Any,
         inspector("phone-lobby", {"phone": early})
         s.wait(h, "v.ui.lobby.includes('Борис')")
         s.start("tv", NAMES)
-        s.wait(early, "v.seat === 1")  # no tap: the lobby's name found its seat
+        # The phone asks whether it is Борис: one tap, never a seat taken in silence.
+        early.wait_for_selector("#confirm-me", state="visible")
+        assert early.locator("#confirm-me-btn").inner_text() == "Это я: Борис"
+        early.click("#confirm-me-btn")
+        s.wait(early, "v.seat === 1")
         early.wait_for_selector("#me", state="visible")
         assert early.locator("#choose").is_hidden()
         assert early.locator("#my-seat").inner_text() == "Борис"
@@ -403,8 +411,11 @@ def test_phones_take_their_seats_and_the_race_groups_by_signal(browser: Any,
             .map((n) => n.innerText),
           text: document.querySelector("#last-answer").innerText})""")
         inspector("tv-answer-alternatives", {"board": b})
-        # The next game seats the same people in another order: the phone follows its name.
+        # The next game seats the same people in another order: the phone asks again and
+        # offers its person's new seat.
         s.start("tv", ["Борис", "Анна", "Вера"])
+        early.wait_for_selector("#confirm-me", state="visible")
+        early.click("#confirm-me-btn")
         s.wait(early, "v.seat === 0 && v.view.players[0].name === 'Борис'")
         early.wait_for_function("document.querySelector('#my-seat').textContent === 'Борис'")
         for page in [h, b, early, late, anna]:
@@ -442,7 +453,7 @@ def test_the_kiosk_board_fits_a_smaller_tv(browser: Any, tmp_path: Path) -> None
         assert box["text"] == LONG_BOX_NAME and box["lines"] >= 2
         for left, top, right, bottom in [box["title"], *box["codes"]]:
             assert left >= 0 and top >= 0 and right <= KIOSK["width"] and bottom <= KIOSK["height"]
-        assert len(box["codes"]) == 2
+        assert len(box["codes"]) == 3  # Wi-Fi, the players' page, the host page
         s.start("tv", NAMES)
         s.choice("pick_chooser", NAMES[0])
         s.wait(small, "v.view.phase === 'choose'")

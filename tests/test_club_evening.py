@@ -1,6 +1,8 @@
 """A club evening, second pass (issue 25), in Debian's Chromium against a real `svoyak serve
 --simulate` on loopback: every figure on the end screens adds up after corrections and a
-removed question, in both engines."""
+removed question, in both engines; the board never clips a letter; a phone asks who it is
+at every game; an auction played from three phones; a cat chosen, given and priced on
+phones."""
 
 from __future__ import annotations
 
@@ -198,3 +200,171 @@ def test_the_board_never_clips_a_letter(browser: Any, tmp_path: Path, size: dict
         assert not bad, bad
     finally:
         server.stop()
+
+
+# --- players act from their phones -----------------------------------------------------------
+
+PHONE = {"width": 390, "height": 844}
+
+
+def open_phone(browser: Any, server: Server, name: str) -> Any:
+    """A phone in the lobby that gave its name."""
+    page = browser.new_page(viewport=PHONE, has_touch=True, is_mobile=True)
+    page.goto(server.base + "/play")
+    page.wait_for_selector("body[data-ready='1']", state="attached")
+    page.fill("#my-name", name)
+    page.click("#lobby-form button[type=submit]")
+    page.wait_for_selector("#lobby-sent", state="visible")
+    return page
+
+
+def confirm_me(phone: Any, seat: int, name: str) -> None:
+    """A new game: the phone asks «Это я: …» and is seated only after the tap."""
+    phone.wait_for_selector("#confirm-me", state="visible")
+    assert phone.locator("#confirm-me-btn").inner_text() == f"Это я: {name}"
+    assert view(phone)["seat"] is None
+    phone.click("#confirm-me-btn")
+    wait(phone, f"v.seat === {seat}")
+
+
+def test_a_phone_reused_across_two_games_asks_who_it_is(browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    phone = open_phone(browser, server, "Анна")
+    wait(host, "v.ui.lobby.includes('Анна')")
+    start_tv(host, NAMES)
+    confirm_me(phone, 0, "Анна")
+    assert phone.locator("#my-seat").inner_text() == "Анна"
+    # The next game seats «Егор Лис» where Анна sat: the phone does not follow seat 0.
+    host.click("#new-game")
+    host.check("#ng-format-tv")
+    inputs = host.locator("#ng-players input:not([disabled])")
+    for i, name in enumerate(["Егор Лис", "Анна", "Борис"]):
+        inputs.nth(i).fill(name)
+    host.click("#ng-start")
+    if host.locator("#ng-start.confirming").count():
+        host.click("#ng-start")
+    wait(host, "v.view.players[0].name === 'Егор Лис'")
+    wait(phone, "v.view.players && v.view.players[0].name === 'Егор Лис'")
+    assert view(phone)["seat"] is None
+    assert phone.locator("#me").is_hidden()
+    # A reload neither: the stored seat was another game's.
+    phone.reload()
+    phone.wait_for_selector("body[data-ready='1']", state="attached")
+    wait(phone, "v.game != null && v.view.players[0].name === 'Егор Лис'")
+    assert view(phone)["seat"] is None
+    confirm_me(phone, 1, "Анна")
+    assert phone.locator("#my-seat").inner_text() == "Анна"
+    phone.reload()  # within the same game the seat comes back by itself
+    phone.wait_for_selector("body[data-ready='1']", state="attached")
+    wait(phone, "v.seat === 1")
+
+
+def seat_phones(browser: Any, server: Server, host: Any) -> list[Any]:
+    phones = [open_phone(browser, server, n) for n in NAMES]
+    wait(host, "v.ui.lobby.length === 3")
+    start_tv(host, NAMES)
+    for seat, (p, n) in enumerate(zip(phones, NAMES, strict=True)):
+        confirm_me(p, seat, n)
+    host.locator("[data-action=pick_chooser] button", has_text=NAMES[0]).first.click()
+    wait(host, "v.view.phase === 'choose'")
+    return phones
+
+
+def phone_act(phone: Any, action: str, value: str | None = None) -> None:
+    group = phone.locator(f"#actions [data-action={action}]").first
+    group.wait_for(state="visible")
+    if value is None:
+        button = group if group.evaluate("e => e.tagName") == "BUTTON" else group.locator("button")
+        button.first.click()
+    elif group.locator("input[name=amount]").count():
+        group.locator("input[name=amount]").fill(value)
+        group.locator("button[type=submit]").click()
+    else:
+        group.locator(f"button[data-value='{value}']").click()
+
+
+def test_an_auction_played_from_three_phones(browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    board = open_board(browser, server)
+    anna, boris, vera = seat_phones(browser, server, host)
+    for who, score in (("Анна", "1000"), ("Борис", "2000"), ("Вера", "1500")):
+        fix(host, "set_score", [who], score)
+        wait(host, f"v.view.players[{NAMES.index(who)}].score === {score}")
+    host.click("#board-pick button[data-cell='4:3']")
+    wait(host, "v.view.phase === 'auction'")
+    # Анна opened it: her word, on her phone; the others' phones offer nothing.
+    wait(anna, "v.actions && v.actions.some((a) => a.type === 'bid')")
+    assert "аукцион" in anna.locator("#my-note").inner_text()
+    assert not any(a["type"] in ("bid", "pass", "all_in") for a in view(boris)["actions"])
+    assert anna.locator("#actions [data-action=pass]").count() == 0  # the opener cannot pass
+    phone_act(anna, "bid", "500")
+    wait(host, "v.view.question.auction.bid === 500 && v.view.question.auction.turn === 2")
+    assert "Анна — 500" in host.locator("#q-details .auction").inner_text()
+    phone_act(vera, "pass")
+    wait(host, "v.view.question.auction.turn === 1")
+    phone_act(boris, "bid", "700")
+    wait(host, "v.view.question.auction.bid === 700 && v.view.question.auction.turn === 0")
+    phone_act(anna, "all_in")
+    wait(host, "v.view.question.auction.all_in === true && v.view.question.auction.turn === 1")
+    # Only a larger all-in beats it: Борис's phone has no bid field, and the host is told why.
+    wait(boris, "v.actions.some((a) => a.type === 'all_in')")
+    assert not any(a["type"] == "bid" for a in view(boris)["actions"])
+    assert "только ва-банк" in host.locator("#auction-why").inner_text()
+    phone_act(boris, "pass")
+    wait(host, "v.view.phase === 'answering' && v.view.question.answerer === 0")
+    lines = host.locator("#q-details .auction .bids").inner_text()
+    for line in ("Анна — 500", "Вера — пас", "Борис — 700", "Анна — ва-банк 1", "Борис — пас"):
+        assert line in lines, lines
+    wait(board, "v.view.phase === 'answering'")
+    assert board.locator("#qscreen .text").is_visible()
+
+
+def test_a_cat_chosen_and_given_on_phones(browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    anna, boris, vera = seat_phones(browser, server, host)
+    # The chooser picks the cell on her phone; the host confirms with one tap.
+    wait(anna, "v.actions && v.actions.some((a) => a.type === 'choose')")
+    phone_act(anna, "choose", '"1:2"')
+    host.wait_for_selector("#proposal", state="visible")
+    assert "Анна" in host.locator("#proposal-text").inner_text()
+    assert view(host)["view"]["phase"] == "choose"  # not before the host's tap
+    host.click("#proposal-ok")
+    wait(host, "v.view.phase === 'cat_give'")
+    host.wait_for_selector("#proposal", state="hidden")
+    # The opener gives the cat on her phone; the receiver prices it on his.
+    wait(anna, "v.actions.some((a) => a.type === 'give')")
+    assert not any(a["type"] == "give" for a in view(boris)["actions"])
+    phone_act(anna, "give", "1")
+    wait(host, "v.view.phase === 'cat_price'")
+    wait(boris, "v.actions.some((a) => a.type === 'cat_price')")
+    assert not any(a["type"] == "cat_price" for a in view(anna)["actions"])
+    phone_act(boris, "cat_price", "300")
+    wait(host, "v.view.phase === 'answering' && v.view.question.value === 300"
+               " && v.view.question.answerer === 1")
+
+
+def test_the_replace_dialog_names_the_question_and_fits_the_tablet(
+        browser: Any, server: Server) -> None:
+    host = open_host(browser, server)  # 1280×800
+    start_tv(host, NAMES)
+    tv_question(host)
+    q = view(host)["view"]["question"]
+    fix_dialog(host, "replace_question")
+    now = host.locator("#fix-now").inner_text()
+    assert f"Заменяется: «{q['theme']}», {q['value']}" in now, now
+    special = host.locator("#fix-fields button.choice.special")
+    assert special.count() >= 2  # the demo round's cat and auction, marked
+    assert "кот в мешке" in " ".join(special.all_inner_texts())
+    host.locator("#fix-fields button.choice").last.click()
+    for button in ("#fix-ok", "#fix-cancel"):
+        box = host.locator(button).bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 800, (button, box)
+    assert host.locator("#fix-ok").inner_text().startswith("Да, ")
+    # Corrections come grouped, the destructive ones apart, each saying what it does.
+    host.click("#fix-cancel")
+    groups = host.eval_on_selector_all("#corrections .fix-group",
+                                       "gs => gs.map(g => g.dataset.group)")
+    assert groups[:2] == ["score", "question"] and "game" in groups
+    line = host.locator("#corrections [data-fix=remove_question] .fix-line").inner_text()
+    assert "оценки отменяются" in line
+    assert host.locator("#corrections .fix-group.game [data-fix=finish]").count() == 1

@@ -402,9 +402,12 @@ def test_idle_board_shows_wifi_and_host_page_qr_codes(browser: Any, tmp_path: Pa
         wait(board, "v.game === null")
         assert board.locator("#idle").is_visible()
         assert board.locator(".wifi-name").inner_text() == "Svoyak-7F3A"
-        for img in ("img[src='/qr/wifi.svg']", "img[src='/qr/host.svg']"):
+        for img in ("img[src='/qr/wifi.svg']", "img[src='/qr/play.svg']",
+                    "img[src='/qr/host.svg']"):
             board.wait_for_function(
                 f"document.querySelector(\"{img}\").naturalWidth > 0")
+        # The players' page first (a phone's button), then the host page.
+        assert board.locator("#idle-play .addr").inner_text().endswith("/play")
         assert "/host" in board.locator("#idle .big").inner_text()
         # The host starts a game: the idle screen gives way to the board.
         host = open_host(browser, server)

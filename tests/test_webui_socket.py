@@ -153,9 +153,12 @@ def test_phone_without_seat_cannot_press(kit: Kit, game: int) -> None:
     assert phone.emit("press", {}, callback=True)["refused"]["code"] == "forbidden"
 
 
-def test_without_simulator_keys_and_phones_are_off_unless_casual(tmp_path: Path) -> None:
+def test_without_simulator_keys_are_off_and_phones_on_unless_the_admin_says_no(
+        tmp_path: Path) -> None:
     k = make_kit(tmp_path, simulate=False)
     try:
+        assert k.services.settings.get()["casual_buzzer"] is True  # phones buzz by default
+        k.services.settings.update({"casual_buzzer": False})
         k.games.start("battle", PLAYERS, "demo:battle", {})
         host, board = k.host(), k.client("board")
         phone = k.client("player", seat=0)
@@ -469,3 +472,27 @@ def test_a_second_host_screen_is_counted_for_every_host(kit: Kit, game: int) -> 
     assert "hosts" not in views(board)[-1]
     second.disconnect()
     assert views(first)[-1]["hosts"] == 1
+
+
+def test_a_phone_acts_only_for_the_seat_the_rules_give_the_move(kit: Kit) -> None:
+    """The auction's word, the cat's giver: the same engine command the host sends, from
+    the phone of the seat the engine names (`Action.seat`), refused from any other."""
+    kit.games.start("tv", ["Анна", "Борис", "Вера"], "demo:tv", {})
+    host = kit.host()
+    for cmd in ({"type": "pick_chooser", "player": 0},
+                {"type": "choose", "cell": "1:2"}):  # the demo's cat in the bag
+        assert host.emit("command", cmd, callback=True)["ok"]
+    assert kit.loop.snapshot()[1].phase == "cat_give"
+    anna, boris = kit.client("player", seat=0), kit.client("player", seat=1)
+    res = boris.emit("player_command", {"type": "give", "player": 2}, callback=True)
+    assert res["refused"]["code"] == "not_now"
+    assert kit.loop.snapshot()[1].phase == "cat_give"
+    # The giver's phone names the receiver (the "player" is not the phone's own seat here).
+    assert anna.emit("player_command", {"type": "give", "player": 2}, callback=True)["ok"]
+    state = kit.loop.snapshot()[1]
+    assert state.phase == "cat_price" and state.play.answerer == 2
+    res = anna.emit("player_command", {"type": "cat_price", "value": 300}, callback=True)
+    assert res["refused"]["code"] == "not_now"
+    vera = kit.client("player", seat=2)
+    assert vera.emit("player_command", {"type": "cat_price", "value": 300}, callback=True)["ok"]
+    assert kit.loop.snapshot()[1].play.value == 300

@@ -99,6 +99,7 @@ def save_settings() -> Any:
         changes["host_url"] = f["host_url"].strip()[:200]
     if "buzzer_form" in f:
         changes["casual_buzzer"] = f.get("casual_buzzer") == "on"
+        changes["phone_pick_direct"] = f.get("phone_pick_direct") == "on"
     services().settings.update(changes)
     hub().broadcast()
     return _back(message)

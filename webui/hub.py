@@ -98,10 +98,13 @@ class UiState:
     race_shown: bool = False
     paused: bool = False
     lobby: dict[str, str] = field(default_factory=dict)  # sid -> proposed name
+    # The chooser's pick sent from a phone, waiting for the host's one tap:
+    # {"seat": N, "cell": "t:q"} (see `Hub.propose`).
+    proposal: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"race_shown": self.race_shown, "paused": self.paused,
-                "lobby": sorted(set(self.lobby.values()))}
+                "lobby": sorted(set(self.lobby.values())), "proposal": self.proposal}
 
 
 def timers(view: Mapping[str, Any], now: int) -> dict[str, dict[str, int]]:
@@ -127,6 +130,9 @@ def seat_actions(seat: int, actions: list[dict[str, Any]]) -> list[dict[str, Any
     out = []
     for a in actions:
         if a["type"] == "press":
+            continue
+        if a.get("seat") == seat:  # the rules give this seat the move: its choices as they are
+            out.append(a)
             continue
         choices = a["args"].get("player")
         for_me = isinstance(choices, list) and any(c.get("value") == seat for c in choices)
@@ -514,6 +520,16 @@ class Hub:
             return {"ok": True, "t_ns": self.press_fn(player, by)}
         return self.submit(Command("press", self.clock(), {"player": player}, by))
 
+    def propose(self, seat: int, cell: Any) -> dict[str, Any]:
+        """The chooser's pick from a phone: shown to the host, who confirms it with one tap
+        (the same `choose` the host sends); the admin setting ``phone_pick_direct`` lets it
+        go straight through instead."""
+        if not isinstance(cell, str) or len(cell) > 16:
+            return inbound.MALFORMED
+        self.ui.proposal = {"seat": seat, "cell": cell}
+        self.broadcast()
+        return {"ok": True, "proposed": True}
+
     def _archive(self, game: int) -> None:
         """End the game a new one replaces (its summary goes to the log and it leaves
         memory), unless it is a tournament: that one spans many games and ends by itself."""
@@ -645,7 +661,12 @@ class Hub:
                         while len(self._address_meters) > MAX_ADDRESSES:
                             del self._address_meters[next(iter(self._address_meters))]
             join_room(client.room)
-            if role == "player" and seat is not None and seat < self.seat_count():
+            # A phone keeps its seat only in the game it took it in (a reconnect, a restart):
+            # in a new game the seat number may be another person's, so it asks again.
+            # (The box's phones name that game; a client that names none keeps the seat.)
+            same = not isinstance(auth, dict) or "game" not in auth or (
+                auth["game"] is not None and auth["game"] == self.loop.current)
+            if role == "player" and seat is not None and seat < self.seat_count() and same:
                 self._take_seat(client, seat)
             if role == "host":
                 self.broadcast()  # every host screen learns how many hosts there are
@@ -681,6 +702,9 @@ class Hub:
                 cmd = Command.from_json(data)
             except Refused as r:
                 return {"ok": False, "refused": r.to_json()}
+            if self.ui.proposal is not None:  # the host decided: a phone's pick is done with
+                self.ui.proposal = None
+                self.broadcast()
             return self.submit(cmd)
 
         @self._handler("player_command")
@@ -688,16 +712,26 @@ class Hub:
             """A phone's own action (a final bet, a written answer): allowed only when the
             engine lists it for this seat, and always about this seat."""
             client = self._client()
+            if self.loop.current is None and client is not None and client.role == "player":
+                return refusal("Игра не начата.", "No game is running.", "no_game")
             if client is None or client.role != "player" or client.seat is None:
                 return refusal("Сначала выберите место.", "Choose your seat first.", "no_seat")
             if (bad := inbound.command(data)) is not None:
                 return bad
-            if self.loop.current is None:
-                return refusal("Игра не начата.", "No game is running.", "no_game")
-            if not any(a["type"] == data["type"] for a in self._seat_actions(client.seat)):
+            listed = [a for a in self._seat_actions(client.seat) if a["type"] == data["type"]]
+            if not listed:
                 return refusal("Сейчас это нельзя.", "Not allowed now.", "not_now")
             args = {k: v for k, v in data.items() if k not in ("type", "t_ns", "by", "at_ns")}
-            args["player"] = client.seat
+            # The seat acts for itself (a bet, a bid): "player" is this seat. A move the
+            # rules give this seat about another (the cat given to someone) keeps its
+            # "player", which the engine checks against its choices.
+            choices = listed[0]["args"].get("player")
+            if listed[0].get("seat") != client.seat or (
+                    isinstance(choices, list) and all(c.get("value") == client.seat
+                                                      for c in choices)):
+                args["player"] = client.seat
+            if data["type"] == "choose" and not self.settings.get().get("phone_pick_direct"):
+                return self.propose(client.seat, args.get("cell"))
             return self.submit(Command(data["type"], self.clock(), args, f"player:{client.seat}"))
 
         @self._handler("press")
@@ -761,6 +795,7 @@ class Hub:
                                "bad_setup")
             if previous is not None and previous != game and not data.get("keep"):
                 self._archive(previous)
+            self._unseat_phones()
             self.ui = UiState(lobby=self.ui.lobby)
             self._hw = None
             self.broadcast()
@@ -772,9 +807,12 @@ class Hub:
             if (bad := self._refuse_non_host("ui")) is not None:
                 return bad
             if not isinstance(data, dict) or not data or \
-                    any(k not in ("race_shown", "paused") or not isinstance(v, bool)
+                    any(k not in ("race_shown", "paused", "proposal")
+                        or not isinstance(v, bool) or (k == "proposal" and v)
                         for k, v in data.items()):
                 return inbound.MALFORMED
+            if "proposal" in data:  # the host turns a phone's pick down
+                self.ui.proposal = None
             if "race_shown" in data:
                 self.ui.race_shown = data["race_shown"]
             if "paused" in data:
@@ -807,6 +845,17 @@ class Hub:
                 return inbound.MALFORMED
             log.warning("unknown message %r from %s", str(event)[:40], request.sid)
             return refusal("Неизвестное сообщение.", "Unknown message.", "unknown")
+
+    def _unseat_phones(self) -> None:
+        """A new game: every phone leaves its seat and confirms (or picks) its player again,
+        so no phone follows a seat number into another person's name."""
+        with self._lock:
+            seated = [(sid, c) for sid, c in self.clients.items()
+                      if c.role == "player" and c.seat is not None]
+        for sid, c in seated:
+            leave_room(c.room, sid=sid, namespace="/")
+            c.seat = None
+            join_room(c.room, sid=sid, namespace="/")
 
     def _take_seat(self, client: Client, seat: int) -> None:
         leave_room(client.room)

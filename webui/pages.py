@@ -180,7 +180,7 @@ def board() -> Any:
     from webui.admission import is_loopback
 
     first_pin = services().settings.first_pin() if is_loopback(request.remote_addr) else None
-    page = render("board.html", host_url=host_url(), first_pin=first_pin)
+    page = render("board.html", host_url=host_url(), play_url=play_url(), first_pin=first_pin)
     return page if first_pin is None else Response(page, headers={"Cache-Control": "no-store"})
 
 
@@ -205,6 +205,11 @@ def host_url() -> str:
             port = h.split(":", 1)[1] if ":" in h else ""
             h = f"{ip}:{port}" if port else ip
     return f"http://{h}/host"
+
+
+def play_url() -> str:
+    """The players' page, beside the host page: what the idle TV's phone QR code names."""
+    return host_url().removesuffix("/host") + "/play"
 
 
 def _lan_address() -> str | None:
@@ -237,6 +242,12 @@ def qr_wifi() -> Response:
     payload = qr.wifi_payload(wifi["ssid"], wifi.get("password", ""),
                               wifi.get("security") or "WPA")
     return Response(qr.svg(payload), mimetype="image/svg+xml",
+                    headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/qr/play.svg")
+def qr_play() -> Response:
+    return Response(qr.svg(play_url()), mimetype="image/svg+xml",
                     headers={"Cache-Control": "no-store"})
 
 

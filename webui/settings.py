@@ -38,8 +38,11 @@ DEFAULTS: dict[str, Any] = {
     "wifi": {"ssid": "", "password": "", "security": "WPA"},
     "language": "ru",
     "sound": {"volume": 0.7, "mute": False},
-    # Casual mode lets phones buzz even outside the simulator (wired buttons stay fair).
-    "casual_buzzer": False,
+    # Phones buzz even outside the simulator (wired buttons stay fair): on unless the admin
+    # turns it off, so a club without wired buttons plays from the first minute.
+    "casual_buzzer": True,
+    # The chooser's pick from a phone goes straight through (else the host confirms it).
+    "phone_pick_direct": False,
     "host_url": "",
     # The box's address on its own Wi-Fi (NetworkManager's shared mode): the captive
     # portal's redirects point there.

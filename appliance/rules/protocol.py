@@ -117,12 +117,18 @@ class Action:
     args: Mapping[str, Any] = field(default_factory=dict)
     key: str = ""  # keyboard shortcut on the host page
     confirm: bool = False  # rare or destructive: ask before sending
+    # The seat the rules give this move (the auction's bidder, the cat's giver, the
+    # chooser): that player's phone may send it too, for that seat only; the host always may.
+    seat: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "type": self.type, "ru": self.label_ru, "en": self.label_en, "by": self.by,
             "args": dict(self.args), "key": self.key, "confirm": self.confirm,
         }
+        if self.seat is not None:
+            out["seat"] = self.seat
+        return out
 
 
 State = TypeVar("State")

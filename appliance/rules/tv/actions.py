@@ -21,12 +21,27 @@ def _players(state: State, seats: Any) -> list[dict[str, Any]]:
     return [{"value": p, "ru": state.players[p], "en": state.players[p]} for p in seats]
 
 
-def _cells(state: State, ids: Any) -> list[dict[str, Any]]:
+KIND_WORDS = {"cat": ("кот в мешке", "cat in the bag"), "auction": ("аукцион", "auction"),
+              "no_risk": ("без риска", "no risk"), "for_all": ("для всех", "for all"),
+              "stake_all": ("ставки всех", "stakes for all")}
+
+
+def _cells(state: State, ids: Any, kinds: bool = False) -> list[dict[str, Any]]:
+    """Board cells as choices «theme, value»; with `kinds`, a special question says its kind
+    (the host's replacement list: never on choices a phone gets, where it would give away
+    the cat and the auction)."""
     out = []
     for r, t, q in ids:
         c = state.board.rounds[r].cells[t][q]
         name = state.board.rounds[r].themes[t]
-        out.append({"value": f"{t}:{q}", "ru": f"{name}, {c.value}", "en": f"{name}, {c.value}"})
+        ru = en = f"{name}, {c.value}"
+        word = KIND_WORDS.get(str(c.kind)) if kinds else None
+        if word:
+            ru, en = f"{ru} — {word[0]}", f"{en} — {word[1]}"
+        choice: dict[str, Any] = {"value": f"{t}:{q}", "ru": ru, "en": en}
+        if word:
+            choice["kind"] = str(c.kind)
+        out.append(choice)
     return out
 
 
@@ -55,7 +70,8 @@ def legal_actions(state: State) -> list[Action]:
                            "Remove the question (it is flawed)", confirm=True))
         if state.open_cells():
             acts.append(Action("replace_question", "Заменить вопрос", "Replace the question",
-                               confirm=True, args={"cell": _cells(state, state.open_cells())}))
+                               confirm=True,
+                               args={"cell": _cells(state, state.open_cells(), kinds=True)}))
     if state.stage == Stage.ROUND and state.phase != Phase.PICK_CHOOSER:
         others = [p for p in range(state.seats) if p != state.chooser]
         acts.append(Action("set_chooser", "Сменить выбирающего", "Change the chooser",
@@ -73,7 +89,8 @@ def _phase_actions(state: State) -> list[Action]:
         acts.append(Action("end_round", "Закончить раунд", "End the round", confirm=True))
     elif ph == Phase.CHOOSE:
         acts.append(Action("choose", "Выбрать вопрос", "Choose a question",
-                           args={"cell": _cells(state, state.open_cells())}))
+                           args={"cell": _cells(state, state.open_cells())},
+                           seat=state.chooser))
         played = [c.id for c in state.board.rounds[state.round].all_cells()
                   if playable(c) and c.id in state.played]
         if played:
@@ -105,14 +122,14 @@ def _phase_actions(state: State) -> list[Action]:
         keep = state.settings.cat_to_self or bool(cat and cat.may_keep)
         seats = [p for p in range(state.seats) if keep or p != play.opener]
         acts.append(Action("give", "Отдать кота", "Give the cat",
-                           args={"player": _players(state, seats)}))
+                           args={"player": _players(state, seats)}, seat=play.opener))
     elif ph == Phase.CAT_PRICE:
         assert play is not None and play.cell is not None
         price = cat_price_choices(state.board.cell(play.cell))
         spec: Any = ([{"value": v, "ru": str(v), "en": str(v)} for v in price]
                      if isinstance(price, list) else price)
         acts.append(Action("cat_price", "Стоимость кота", "The cat's value",
-                           args={"value": spec}))
+                           args={"value": spec}, seat=play.answerer))
     elif ph == Phase.AUCTION:
         acts += _auction_actions(state)
     elif ph == Phase.BETS:
@@ -168,13 +185,14 @@ def _auction_actions(state: State) -> list[Action]:
     if rng is not None:
         acts.append(Action("bid", f"Ставка: {state.players[p]}", f"Bid: {state.players[p]}",
                            args={"player": who,
-                                 "amount": _int(rng[0], rng[1], state.settings.auction_step)}))
+                                 "amount": _int(rng[0], rng[1], state.settings.auction_step)},
+                           seat=p))
     if auc.can_beat(a, p, state.scores):
         score = state.scores[p]
         acts.append(Action("all_in", f"Ва-банк ({score})", f"All-in ({score})",
-                           args={"player": who}))
+                           args={"player": who}, seat=p))
     if not (a.leader is None and p == a.opener):
-        acts.append(Action("pass", "Пас", "Pass", args={"player": who}))
+        acts.append(Action("pass", "Пас", "Pass", args={"player": who}, seat=p))
     orders = [list(o) for o in permutations(range(state.seats)) if o[0] == a.opener]
     # Not a correction to confirm: the host sets the order and the auction view shows it.
     acts.append(Action("bid_order", "Порядок торгов", "Bidding order", args={

@@ -64,6 +64,10 @@ def view(state: State, role: str) -> dict[str, Any]:
         out["package"] = state.package.name
     if seat is not None:
         out["seat"] = seat
+        race = state.play.race if state.play is not None else None
+        until = dict(race.blocked_until).get(seat) if race is not None else None
+        if until is not None:  # the hub turns it into milliseconds left (`timers`)
+            out["block_ends_ns"] = until
     return out
 
 

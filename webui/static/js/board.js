@@ -19,7 +19,9 @@ function render(data) {
   if (data.box) $("disk-full").hidden = !data.box.disk_full;  // the card's room comes back
   $("paused").hidden = !data.ui.paused;
   // The lamp in words and an icon, not colour alone: on, someone answers (who), or wait.
-  const lampOn = !!v.lamp;
+  // After the end (a battle ended with the lamp on too) there is nothing to press.
+  const over = gameOver(data);
+  const lampOn = !!v.lamp && !over;
   const lamp = lampOn ? "on" : v.answering != null ? "answering" : "off";
   $("board").classList.toggle("lamp", lampOn);
   $("lamp").classList.toggle("on", lampOn);
@@ -29,6 +31,7 @@ function render(data) {
     : lamp === "answering" ? t("board.lamp_answers", {who: playerName(v, v.answering)}) : t("lamp.wait");
   $("board").dataset.lamp = lamp === "on" ? "on" : "off";
   $("board").dataset.phase = v.phase || "";
+  $("lamp").hidden = over;
 
   const theme = v.theme && typeof v.theme === "object" ? v.theme.name
     : (v.theme || (v.board && v.phase === "choose" ? v.board.name : "") || (v.final && v.stage === "final" ? v.final.name : ""));

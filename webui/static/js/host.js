@@ -123,6 +123,7 @@ function render(data) {
   $("actions").hidden = rest.length === 0;
   Object.assign(keymap, renderCorrections(v, rare.filter((a) => !(primary[0] && primary[0].type === a.type))));
   if (hand && !$("late-press").hidden) keymap[(hand.key || "h").toLowerCase()] = $("late-hand");
+  renderProposal(v, choose, data);
   renderSim(v, presses, data);
   // The race view and the pause belong to play: not offered before a game or after its end.
   const playing = data.game != null && !gameOver(data);
@@ -156,7 +157,12 @@ function renderRoundBanner(v, data) {
   const names = (seats) => seats.map((s) => playerName(v, s)).join(", ");
   let text = "";
   if (data.game != null && !gameOver(data)) {
+    // The final is played by those with a score above zero: the host is told who is out
+    // before the themes and the bets.
+    const out = v.tv && v.stage === "final" && v.final
+      ? players(v).map((p) => p.seat).filter((s) => !(v.final.players || []).includes(s)) : [];
     if (v.tv && v.shootout) text = t("board.shootout", {names: names(v.shootout.players)});
+    else if (out.length) text = t("host.out_of_final", {names: names(out)});
     else if (!v.tv && v.theme && v.theme.extra) {
       text = t("host.extra_theme", {names: names(players(v).filter((p) => p.playing !== false).map((p) => p.seat))});
     }
@@ -386,6 +392,20 @@ function kindLegend(kinds) {
   return list;
 }
 
+// The chooser picked a question on the phone: the host confirms it with one tap (Enter) or
+// turns it down; any other cell may still be tapped.
+function renderProposal(v, choose, data) {
+  const box = $("proposal");
+  const p = data.ui && data.ui.proposal;
+  const c = p && choose ? (choose.args.cell || []).find((x) => x.value === p.cell) : null;
+  box.hidden = !c;
+  if (!c) return;
+  $("proposal-text").textContent = t("host.proposal", {who: playerName(v, p.seat), what: choiceLabel(c)});
+  $("proposal-ok").onclick = () => fire({type: "choose", cell: c.value});
+  $("proposal-no").onclick = () => send(socket, "ui", {proposal: false}, toast);
+  keymap.enter = $("proposal-ok");
+}
+
 // The presses grouped by the signal they belong to, each timed from its own signal: after a
 // re-signal («Снова сигнал») the first signal's presses and the second's are captioned apart,
 // as the board does, and a press made while the lamp was off counts as a false start before
@@ -539,9 +559,17 @@ function currentOf(a, v, picked) {
   if (a.type === "skip") return t("fix.skip_help");
   if (a.type === "reopen") return t("fix.reopen_help");
   if (a.type === "rejudge") return t("fix.rejudge_help");
-  if (a.type === "remove_question") return t("fix.remove_question_help");
-  if (a.type === "replace_question") return t("fix.replace_question_help");
+  if (a.type === "remove_question") return [flawedName(v).replace(t("fix.replaces_word"), t("fix.removes_word")), t("fix.remove_question_help")].filter(Boolean).join(" ");
+  if (a.type === "replace_question") return [flawedName(v), t("fix.replace_question_help")].filter(Boolean).join(" ");
   return "";
+}
+
+// The question a removal or a replacement acts on: the one in play, or the one just closed.
+function flawedName(v) {
+  const q = v.phase === "choose" ? v.last : v.question;
+  if (!q || !q.theme) return "";
+  const kind = q.kind && q.kind !== "normal" ? ` (${t("kind." + q.kind)})` : "";
+  return t("fix.replaces", {what: `«${q.theme}», ${num(q.value)}${kind}`});
 }
 
 function changeOf(a, v, picked, choices) {
@@ -557,6 +585,7 @@ function changeOf(a, v, picked, choices) {
     return [t("fix.rejudge_change", {what: name("ref"), verdict: name("verdict")}), ...rejudgeLines(v, picked)].join("\n");
   }
   if (a.type === "reopen" && picked.cell != null) return t("fix.reopen_change", {what: name("cell")});
+  if (a.type === "replace_question" && picked.cell != null) return t("fix.replace_change", {what: name("cell")});
   const missing = Object.keys(a.args || {}).some((k) => picked[k] == null);
   return missing ? "" : t("host.confirm", {what: fixTitle(a)});
 }
@@ -675,7 +704,7 @@ function openFix(a) {
       choices[name] = spec;
       const set = el("fieldset", {class: "fix-choices"}, el("legend", {text: argLabel}));
       const add = (c) => {
-        const b = el("button", {class: "btn choice", type: "button", "aria-pressed": "false",
+        const b = el("button", {class: "btn choice" + (c.kind ? " special" : ""), type: "button", "aria-pressed": "false",
           dataset: {value: JSON.stringify(c.value)}}, choiceLabel(c));
         b.addEventListener("click", () => {
           picked[name] = c.value;

@@ -8,15 +8,18 @@ const $ = (id) => document.getElementById(id);
 const toast = $("toast");
 const stored = localStorage.getItem("svoyak.seat");
 let seat = stored === null ? null : parseInt(stored, 10);
+// The game the seat was taken in: the box gives the seat back only in that game (a
+// reconnect); at a new game the phone confirms or picks its player again.
+let seatGame = parseInt(localStorage.getItem("svoyak.seat_game") || "", 10);
+if (Number.isNaN(seatGame)) seatGame = null;
 // The name given in the lobby (or of the seat last taken): when the host starts a game with
 // it, this phone takes that seat by itself (one choice, not two), also when the next game
 // seats the same people in another order. Once a game: not again after «Сменить место».
 let myName = localStorage.getItem("svoyak.name") || "";
-const autoTried = new Set();
 let last = null;
 let sentType = null;
 let prevState = null;
-const socket = connect(() => ({role: "player", seat}), render);
+const socket = connect(() => ({role: "player", seat, game: seatGame}), render);
 
 // What this seat may do or has just done: from the engine's view, never guessed.
 function myState(v, data) {
@@ -27,6 +30,9 @@ function myState(v, data) {
   const mine = (v.race || []).filter((r) => r.player === seat);
   const lastPress = mine[mine.length - 1];
   const mayPress = v.may_press ?? (!!v.lamp && (v.playing || []).includes(seat) && !(v.answered || []).includes(seat));
+  // A false start's block still running: a press now would only restart it.
+  const block = data.timers && data.timers.block;
+  if (mayPress && block && block.ms > 0 && performance.now() < (render.at || 0) + block.ms) return "blocked";
   if (mayPress) return "press";
   if (v.answering != null) return "other";
   if (lastPress && ["false_start", "blocked"].includes(lastPress.status)) return lastPress.status;
@@ -41,8 +47,18 @@ function outOfFinal(v) {
 
 // A line under the status that tells this player what concerns them alone: the cat given
 // to them (theme and price), or the battle's extra theme they play or wait through.
-function myNote(v) {
+function myNote(v, data) {
   const q = v.question || {};
+  // The moves the rules give this player, made on this phone (the host can still enter them).
+  const a = q.auction;
+  if (v.tv && v.phase === "auction" && a && a.turn === seat) {
+    return a.leader == null ? t("play.auction_open", {value: num(a.value)}) : t("play.auction_yours", {bid: num(a.bid)});
+  }
+  if (v.tv && v.phase === "cat_give" && q.opener === seat) return t("play.cat_give_yours");
+  const p = data && data.ui && data.ui.proposal;
+  if (v.tv && v.phase === "choose" && v.chooser === seat) {
+    return p && p.seat === seat ? t("play.pick_sent") : t("play.choose_yours");
+  }
   if (v.tv && v.kind === "cat" && q.answerer === seat && ["cat_price", "answering"].includes(v.phase)) {
     return q.value != null ? t("play.cat_yours", {theme: q.theme || "", value: num(q.value)})
       : t("play.cat_yours_theme", {theme: q.theme || ""});
@@ -64,8 +80,15 @@ const BUZZ = {press: ["●", "play.buzz_press"], wait: ["○", "play.buzz_wait"]
   // Already answered: a neutral dash (a check mark would read as «верно»).
   answered: ["—", "play.buzz_answered"], queued: ["…", "play.buzz_queued"], over: ["○", "play.buzz_wait"]};
 
-function render(data) {
+function render(data, again = false) {
   last = data;
+  if (!again) {
+    render.at = performance.now();
+    // The block ends while nothing else changes: look again then.
+    clearTimeout(render.blockTimer);
+    const block = data.timers && data.timers.block;
+    if (block && block.ms > 0) render.blockTimer = setTimeout(() => render(data, true), block.ms + 30);
+  }
   const v = norm(data.view || {});
   if (data.seat !== seat) {
     seat = data.seat;
@@ -84,7 +107,7 @@ function render(data) {
   const place = (v.queue || []).indexOf(seat) + 1;
   status.textContent = st === "other" ? t("play.other_answers", {who: playerName(v, v.answering)})
     : st === "queued" ? t("play.queued", {n: place}) : t(STATUS[st]);
-  const note = seated && st !== "over" ? myNote(v) : "";
+  const note = seated && st !== "over" ? myNote(v, data) : "";
   $("my-note").textContent = note;
   $("my-note").hidden = !note;
   if (seated) {
@@ -166,7 +189,9 @@ function renderResult(v, data, seated) {
   const r = results(data);
   const mine = r.standings.find((s) => s.seat === seat);
   const won = r.winners.includes(seat);
-  $("my-place").textContent = won ? t("play.you_won") : mine ? t("play.your_place", {n: mine.place}) : "";
+  const names = r.winners.map((s) => playerName(v, s)).join(", ");
+  $("my-place").textContent = won ? t("play.you_won") : [mine ? t("play.your_place", {n: mine.place}) : "",
+    names ? t("play.winner_is", {names}) : ""].filter(Boolean).join(" · ");
   const stats = r.stats.find((s) => s.seat === seat);
   const list = el("dl", {class: "my-stats"});
   if (stats) {
@@ -208,17 +233,23 @@ function renderSeats(v, data) {
       }
     }
   }
-  if (lobby || !myName || autoTried.has(data.game)) return;
-  autoTried.add(data.game);
-  const match = ps.filter((p) => sameName(p.name || "", myName));
-  if (match.length === 1 && match[0].seat !== seat) takeSeat(match[0].seat);
+  // A new game: the phone asks. The player of the name this phone had is offered first
+  // («Это вы?»), one tap; any other seat may be picked. Never taken without a tap.
+  const match = !lobby && myName ? ps.filter((p) => sameName(p.name || "", myName)) : [];
+  $("confirm-me").hidden = !(match.length === 1 && seat == null);
+  if (match.length === 1) {
+    $("confirm-me-btn").textContent = t("play.confirm_me", {name: match[0].name});
+    $("confirm-me-btn").onclick = () => takeSeat(match[0].seat);
+  }
 }
 
 async function takeSeat(s) {
   const res = await send(socket, "seat", {seat: s}, toast);
   if (res.ok) {
     seat = s;
+    seatGame = last ? last.game : null;
     localStorage.setItem("svoyak.seat", String(s));
+    if (seatGame != null) localStorage.setItem("svoyak.seat_game", String(seatGame));
     const p = last && players(last.view || {})[s];
     if (p && p.name) { myName = p.name; localStorage.setItem("svoyak.name", p.name); }
   }
@@ -227,7 +258,6 @@ async function takeSeat(s) {
 $("change-seat").addEventListener("click", () => {
   seat = null;
   localStorage.removeItem("svoyak.seat");
-  if (last) autoTried.add(last.game);
   send(socket, "seat", {seat: null}, toast);
 });
 
