@@ -56,6 +56,7 @@ def frames(rules: Any, state: Any) -> list[dict[str, Any]]:
     loop = StubLoop(rules, state)
     hub = SimpleNamespace(loop=loop, ui=SimpleNamespace(to_json=lambda: {}), simulate=True,
                           phone_buzzer=lambda: False, hardware_status=None, media_type=None,
+                          settings=SimpleNamespace(get=dict), card_full=lambda: False,
                           _lock=threading.Lock(), clients={})
     frame = Frame(hub, (rules, state), 1)  # type: ignore[arg-type]
     return [frame.payload(c) for c in CLIENTS]

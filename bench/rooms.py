@@ -57,6 +57,7 @@ from webui import localserver  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ROOT / "provisioning" / "roles" / "broker" / "templates"
+PASSWD_TOOL = ROOT / "provisioning" / "roles" / "broker" / "files" / "svoyak-broker-passwd"
 MOSQUITTO = shutil.which("mosquitto", path="/usr/sbin:/usr/bin:/sbin:/bin") or "mosquitto"
 S = 1_000_000_000
 
@@ -79,6 +80,17 @@ def start_mosquitto(conf: Path, port: int) -> subprocess.Popen[bytes]:
     raise SystemExit("mosquitto did not start")
 
 
+def passwd_copy(tmp: Path) -> Path:
+    """Where the broker reads its passwords: the box's copy, made from the director's file
+    by the role's own tool before mosquitto starts (as the drop-in runs it on the box)."""
+    return tmp / "run" / "svoyak.passwd"
+
+
+def copy_passwords(tmp: Path) -> None:
+    subprocess.run([sys.executable, str(PASSWD_TOOL), str(tmp / "passwd"),
+                    str(passwd_copy(tmp))], check=True, capture_output=True, timeout=30)
+
+
 def broker_files(tmp: Path, port: int) -> Path:
     """The role's templates rendered as the role would (loopback, files in `tmp`)."""
     root = os.geteuid() == 0
@@ -92,6 +104,7 @@ def broker_files(tmp: Path, port: int) -> Path:
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     v = {"ansible_managed": "bench/rooms.py", "broker_pid_file": "",
          "broker_passwd": str(tmp / "passwd"), "broker_acl": str(tmp / "svoyak.acl"),
+         "broker_passwd_copy": str(passwd_copy(tmp)),
          "broker_port": port, "broker_address": "127.0.0.1", "broker_interface": "",
          "broker_persistence_dir": f"{tmp}/persist/", "broker_autosave_s": 30,
          "broker_max_queued": 100000, "broker_log_dest": "stderr"}
@@ -271,6 +284,7 @@ def main() -> int:
         d = Director(broker=None, store_path=db_path(data))
         d.draw([f"Игрок {i:03d}" for i in range(1, 3 * args.rooms + 1)], seed=1)
         d.close()
+        copy_passwords(tmp)
         procs.append(start_mosquitto(conf, port))
         procs.append(start_mosquitto(bare, bare_port))
         web_port = localserver.free_port()
