@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+from appliance.packages import bounds
 from appliance.packages.jsonform import demo
 from appliance.packages.model import Kind
 
@@ -88,12 +89,15 @@ def test_sport_shape(sport):
     assert sport.name == "Демо: спортивная своя игра"
     assert not sport.final_rounds
     names = [r.name for r in sport.rounds]
-    assert names == ["Спорт", "Дополнительные темы", "Бои турнира", "Финал: синие и красные"]
+    assert names == ["Спорт", "Дополнительные темы", "Бои турнира, часть 1",
+                     "Бои турнира, часть 2", "Финал: синие и красные"]
     assert len(sport.rounds[0].themes) == 4
     assert len(sport.rounds[1].themes) == 6
-    assert len(sport.rounds[2].themes) == 60
+    # 60 themes for the tournament's battles, in two rounds: a round holds at most
+    # bounds.MAX_THEMES, and the demo must import through admin like any package
+    assert len(sport.rounds[2].themes) == len(sport.rounds[3].themes) == 30
     # the last round: 2 blue, then 6 red for a 12-theme final battle
-    final = sport.rounds[3].themes
+    final = sport.rounds[4].themes
     assert len(final) == 8
     colours = ["красная" if "красная" in t.comment.lower() else
                "синяя" if "синяя" in t.comment.lower() else "?" for t in final]
@@ -139,3 +143,10 @@ def test_every_question_is_complete_and_unique(name):
             texts.append(" ".join(q.text.lower().split()))
     duplicates = [t for t, n in Counter(texts).items() if n > 1]
     assert not duplicates
+
+
+def test_the_demos_are_within_the_bounds_of_any_package(tv, sport):
+    """A club may export a demo and upload it again through admin, where every package is
+    checked against the bounds: the built-in ones must pass the same check."""
+    bounds.check(tv, "demo-tv.json")
+    bounds.check(sport, "demo-sport.json")
