@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tournament_kit import theme_args
 from webui_kit import make_kit
 
 from appliance import sheets
@@ -68,11 +69,9 @@ def finished(tmp_path: Path):  # noqa: ANN201
     people += [{"name": f"Игрок {i}", "team": f"Команда {i}"} for i in range(3)]
     d.submit({"type": "import_entries", "entries": people})
     d.submit({"type": "draw", "seed": 3})
-    n = 0
     while ready := views.next_battles(d.state):  # made-up results, to the podium
         b = ready[0]
-        n += 1
-        d.submit({"type": "start_battle", "battle": b.id, "themes": [f"Тема {n}"]})
+        d.submit({"type": "start_battle", "battle": b.id, **theme_args(d.state, b.id)})
         d.submit({"type": "battle_result", "battle": b.id, "winner": 0,
                   "lines": [{"score": 30}] + [{"score": -10 * (i + 1)}
                                               for i in range(len(b.present) - 1)]})
