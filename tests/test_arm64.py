@@ -163,6 +163,10 @@ def test_box_setup_writes_a_keyfile_arm64_networkmanager_reads(tree):
     src = ROOT / "provisioning/roles/hotspot/files/svoyak_box_setup.py"
     (tree / "usr/local/sbin/svoyak-box-setup").write_text(src.read_text())
     (tree / "usr/local/sbin/svoyak-box-setup").chmod(0o755)
+    # and the Wi-Fi rule it shares with the admin page, where the hotspot role puts it
+    rules = ROOT / "provisioning/roles/hotspot/files/svoyak_wifi_rules.py"
+    (tree / "usr/local/lib/svoyak").mkdir(parents=True, exist_ok=True)
+    (tree / "usr/local/lib/svoyak/svoyak_wifi_rules.py").write_text(rules.read_text())
     from test_provisioning import KEYFILE, nm_reference, nm_sections
 
     (tree / "etc/svoyak").mkdir(parents=True, exist_ok=True)
