@@ -716,7 +716,8 @@ def test_rejudge_replaces_an_earlier_judgement():
     g.do("rejudge", t + 100 * S, ref=0, verdict="right")
     assert g.s.scores() == [10, 20, 0]
     q = b.summary(g.s)["questions"][0]
-    assert q["judgements"] == [{"ref": 0, "player": 0, "verdict": "right", "points": 10}]
+    assert q["judgements"] == [{"ref": 0, "player": 0, "verdict": "right", "points": 10,
+                               "voided": False}]
     g.refused("rejudge", t, "unknown_judgement", ref=2, verdict="right")
     g.refused("rejudge", t, "bad_verdict", ref=1, verdict="maybe")
     g.do("undo", t + 101 * S)
