@@ -563,6 +563,7 @@ def test_the_final_without_a_negative_player_and_the_cat_on_its_phone(browser: A
         removal = phones[0].evaluate(PHONE_TEXT)
         greyed = b.eval_on_selector_all("#scores .p.out .name", "ns => ns.map(n => n.innerText)")
         inspector("phone-out-of-final", {"phone": phones[0], "board": b})
+        host_out = h.locator("#round-banner").inner_text()  # told before the bets
         for _ in range(12):
             v = s.view(h)["view"]
             if v["phase"] == "bets":
@@ -603,6 +604,13 @@ def test_the_final_without_a_negative_player_and_the_cat_on_its_phone(browser: A
         s.settle(b)
         writing_story = b.locator("#story").inner_text()
         inspector("board-final-writing", {"board": b})
+        # Nothing written yet: nothing to judge on the host's page; Борис's answer once written.
+        judge_before = h.locator("[data-action=judge]").count()
+        phones[1].fill("[data-action=write] [name=text]", "Ответ Бориса")
+        phones[1].click("[data-action=write] button[type=submit]")
+        s.wait(h, "v.actions.some((a) => a.type === 'judge')")
+        judge_for = [c["value"] for a in s.view(h)["actions"] if a["type"] == "judge"
+                     for c in a["args"]["player"]]
         for page in [h, b, *phones]:
             page.context.close()
     assert hint["hint"] is not None and hint["scores"]
@@ -620,4 +628,6 @@ def test_the_final_without_a_negative_player_and_the_cat_on_its_phone(browser: A
     assert form == {"range": "Ставка от 1 до 1000", "primary": True}
     assert too_big == "Ставка должна быть целым числом от 1 до 1000"
     assert writing_story == "Финал: игроки пишут ответы"
+    assert host_out == "Вне финала (счёт не больше нуля): Анна"
+    assert judge_before == 0 and judge_for == [1], judge_for
     assert not inspector.problems, "\n".join(inspector.problems)

@@ -261,8 +261,10 @@ def test_for_all_everyone_answers_in_writing():
     d.do("judge", player=1, verdict="right")
     assert "мой ответ" in str(game.view(d.state, "board"))  # judged = revealed
     d.refused("judge", player=1, verdict="wrong")
-    d.do("judge", player=0, verdict="wrong")
-    d.do("judge", player=2, verdict="wrong")
+    d.refused("judge", player=0, verdict="wrong")  # not written yet
+    for p in (0, 2):
+        d.do("write", player=p, text="")
+        d.do("judge", player=p, verdict="wrong")
     assert d.scores == [-200, 200, -200] and d.state.phase == "choose" and d.state.chooser == 0
 
 
@@ -280,6 +282,8 @@ def test_stake_all_bets_secretly_positive_scores_only():
     assert "450" in str(game.view(d.state, "player:0")["question"])
     d.do("bet", player=1, amount=300)
     assert d.state.phase == "writing"
+    for p in (0, 1):
+        d.do("write", player=p, text="ответ")
     d.do("judge", player=0, verdict="wrong")
     d.do("judge", player=1, verdict="right")
     assert d.scores == [50, 600, -100]

@@ -101,6 +101,27 @@ def test_secret_bets_written_answers_and_reveal_in_the_hosts_order():
     assert "FINAL-A" in str(game.view(d.state, "board")["last"])
 
 
+def test_an_answer_never_written_cannot_be_judged():
+    """A verdict reveals the written answer: before it is written (on the phone, or
+    recorded by the host, empty if the player wrote nothing) there is nothing to judge,
+    and the host is not offered it."""
+    d = final_game([1000, 600, 300], final_themes=3)
+    remove_all(d)
+    for p, amount in ((0, 100), (1, 100), (2, 100)):
+        d.do("bet", player=p, amount=amount)
+    assert d.state.phase == "writing"
+    assert "judge" not in d.actions()
+    refused = d.refused("judge", player=1, verdict="right")
+    assert "не записан" in refused.message_ru and "not been written" in refused.message_en
+    d.do("write", player=0, text="ответ")
+    assert [c["value"] for c in d.actions()["judge"].args["player"]] == [0]
+    d.refused("judge", player=1, verdict="wrong")
+    d.do("write", player=1, text="")  # nothing written: the host records an empty answer
+    assert [c["value"] for c in d.actions()["judge"].args["player"]] == [0, 1]
+    d.do("judge", player=1, verdict="wrong")
+    assert d.scores == [1000, 500, 300]
+
+
 def test_nobody_positive_skips_the_final():
     d = final_game([0, -100, -100])
     assert d.state.stage == "over" and d.state.winners == (0,)
@@ -113,6 +134,7 @@ def test_tie_after_the_final_starts_a_shootout_between_the_tied_only():
     for p in range(3):
         d.do("bet", player=p, amount=100)
     for p in range(3):
+        d.do("write", player=p, text="")
         d.do("judge", player=p, verdict="wrong")
     assert d.scores == [400, 400, 0]
     assert d.state.stage == "shootout" and d.state.shootout.players == (0, 1)
@@ -142,6 +164,7 @@ def test_three_way_tie_goes_into_two_shootout_themes():
     for p in range(3):
         d.do("bet", player=p, amount=300)
     for p in range(3):
+        d.do("write", player=p, text="ответ")
         d.do("judge", player=p, verdict="right")
     assert d.scores == [600, 600, 600] and d.state.shootout.players == (0, 1, 2)
     d.do("shootout_theme", theme="0:1")
@@ -195,6 +218,7 @@ def test_the_final_answer_outlives_the_shootout_and_stays_secret_until_the_final
         d.do("bet", player=p, amount=100)
     for p in range(3):
         assert game.view(d.state, "board")["final"]["answer"] is None
+        d.do("write", player=p, text="")
         d.do("judge", player=p, verdict="wrong")
     assert d.state.stage == "shootout"
     for role in ("board", "player:1"):

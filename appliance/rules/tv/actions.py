@@ -142,8 +142,13 @@ def _phase_actions(state: State) -> list[Action]:
     elif ph == Phase.WRITING:
         assert play is not None and play.written is not None
         left = play.written.unjudged()
-        acts.append(Action("judge", "Оценить (и открыть) ответ", "Judge (and reveal) an answer",
-                           args={"player": _players(state, left), "verdict": VERDICT}))
+        # Only a written answer can be judged (and revealed): the others are recorded first.
+        written = dict(play.written.answers)
+        ready = [p for p in left if p in written]
+        if ready:
+            acts.append(Action("judge", "Оценить (и открыть) ответ",
+                               "Judge (and reveal) an answer",
+                               args={"player": _players(state, ready), "verdict": VERDICT}))
         acts.append(Action("write", "Записать ответ", "Record a written answer",
                            args={"player": _players(state, left), "text": {"type": "text"}}))
     elif ph == Phase.FINAL_ORDER:

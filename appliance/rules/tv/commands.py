@@ -131,6 +131,13 @@ def _judge(state: State, cmd: Command) -> list[Event]:
         if p not in w.unjudged():
             raise Refused("Ответ этого игрока уже оценён; исправление — rejudge.",
                           "This player's answer is already judged; use rejudge to correct.")
+        if p not in dict(w.answers):
+            # A verdict is also the reveal of the answer: nothing written, nothing to judge.
+            # A player who wrote nothing gets an empty answer recorded by the host first.
+            raise Refused("Ответ этого игрока ещё не записан: сначала «Записать ответ»"
+                          " (пустой, если он ничего не написал).",
+                          "This player's answer has not been written yet: record it first"
+                          " (an empty one if nothing was written).")
         stake = play.value if not w.needs_bets else int(w.bet(p) or 0)
         return [ck.event("judged", cmd, player=p, verdict=verdict, plus=stake, minus=stake)]
     if state.phase != Phase.ANSWERING:
