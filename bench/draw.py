@@ -23,8 +23,8 @@ import statistics
 import time
 from typing import Any
 
-from appliance.tournament.draw import Lot, draw
-from appliance.tournament.entries import Entry
+from appliance.rules.tournament.draw import Lot, draw
+from appliance.rules.tournament.entries import Entry
 
 
 def typical() -> list[Entry]:

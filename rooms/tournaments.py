@@ -2,7 +2,7 @@
 
 Two of them:
 
-- `EngineBracket`: the tournament engine of `appliance/tournament/`, running as a game of
+- `EngineBracket`: the tournament engine of `appliance/rules/tournament/`, running as a game of
   the director box's own game loop. Giving a battle to a room is the tournament's
   ``start_battle`` (with the themes picked for it from the director's package, so no theme
   is played twice even when rooms start at the same time); a room's result is its
@@ -150,12 +150,12 @@ class EngineBracket:
             raise out.refused
 
     def ready(self) -> list[str]:
-        from appliance.tournament.views import next_battles
+        from appliance.rules.tournament.views import next_battles
 
         return [b.id for b in next_battles(self.state)]
 
     def in_play(self) -> dict[str, str]:
-        from appliance.tournament.state import PLAYING
+        from appliance.rules.tournament.state import PLAYING
 
         state = self.state
         out = {}
@@ -187,7 +187,7 @@ class EngineBracket:
         self.loop.subscribe(on_update)
 
     def assign(self, battle: str, room: str) -> None:
-        from appliance.tournament.battles import battle_setup
+        from appliance.rules.tournament.battles import battle_setup
 
         setup = battle_setup(self.state, battle, self.package)
         with self.db.write() as c:
@@ -220,8 +220,8 @@ class EngineBracket:
 
     def record(self, battle: str, summary: Mapping[str, Any],
                source: Mapping[str, Any]) -> None:
-        from appliance.tournament.battles import result_args
-        from appliance.tournament.state import DONE
+        from appliance.rules.tournament.battles import result_args
+        from appliance.rules.tournament.state import DONE
 
         b = self.state.battle(battle)
         if b is not None and b.status == DONE:
@@ -243,7 +243,7 @@ def replay_engine(store: Any, db: Tables, tournament: int | None = None) -> dict
     """The tournament folded again from the director's log alone (its newest tournament
     game when `tournament` is None), in the link's shape."""
     from appliance.rules.protocol import fold
-    from appliance.tournament import game
+    from appliance.rules.tournament import game
 
     if tournament is None:
         ids = [g.id for g in store.games() if g.rules == game.NAME]
@@ -258,7 +258,7 @@ def replay_engine(store: Any, db: Tables, tournament: int | None = None) -> dict
 
 def engine_view(state: Any, rooms: Mapping[str, str]) -> dict[str, Any]:
     """The engine's bracket in the link's shape (the same as the stand-in's)."""
-    from appliance.tournament.views import places
+    from appliance.rules.tournament.views import places
 
     battles = []
     for b in state.battles:
@@ -276,7 +276,7 @@ def engine_view(state: Any, rooms: Mapping[str, str]) -> dict[str, Any]:
 
 def running_tournament(loop: Any) -> int | None:
     """The newest running tournament game in the director's loop."""
-    from appliance.tournament import game
+    from appliance.rules.tournament import game
 
     ids = [g for g in loop.games() if loop.snapshot(g)[0] is game]
     return ids[-1] if ids else None

@@ -22,13 +22,13 @@ from typing import Any
 import battle_cut_child
 import pytest
 
+from appliance.rules.tournament import game, views
+from appliance.rules.tournament.battles import battle_setup
+from appliance.rules.tournament.state import DONE, PLAYING, Tournament
 from appliance.runtime.loop import GameLoop
 from appliance.runtime.running import RunningGame
 from appliance.runtime.store import FINISHED, RUNNING, Store
-from appliance.tournament import game, views
-from appliance.tournament.battles import battle_setup
 from appliance.tournament.director import Director
-from appliance.tournament.state import DONE, PLAYING, Tournament
 
 
 @pytest.fixture(scope="module")

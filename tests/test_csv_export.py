@@ -17,8 +17,8 @@ from tournament_kit import theme_args
 from webui_kit import make_kit
 
 from appliance import sheets
-from appliance.tournament import entries as en
-from appliance.tournament import views
+from appliance.rules.tournament import entries as en
+from appliance.rules.tournament import views
 from appliance.tournament.cli import CSV_COLUMNS
 
 HOSTILE = ['=HYPERLINK("file:///etc/passwd","открыть")', "+cmd|' /C calc'!A0", "-1+1",

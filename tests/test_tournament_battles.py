@@ -11,11 +11,11 @@ from drive import FakeClock
 from tournament_kit import Host, leader_and_tied, package, tie_then_seat
 
 from appliance.rules.protocol import Refused
+from appliance.rules.tournament import views
+from appliance.rules.tournament.state import DONE, PLAYOFF
 from appliance.runtime.loop import GameLoop
 from appliance.runtime.store import Store
-from appliance.tournament import views
 from appliance.tournament.director import Director
-from appliance.tournament.state import DONE, PLAYOFF
 
 
 def make(tmp_path, n: int, teams: int, **setup):  # noqa: ANN001, ANN201

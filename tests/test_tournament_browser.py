@@ -14,9 +14,9 @@ from tournament_kit import theme_args
 from webui_kit import CHROMIUM, Server
 
 from appliance.rules.protocol import Command
+from appliance.rules.tournament import game, views
 from appliance.runtime.running import RunningGame
 from appliance.runtime.store import Store, db_path
-from appliance.tournament import game, views
 from webui import demo_names
 from webui.tournament import board_pages
 

@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 from appliance.rules.protocol import Command, Refused, fold
-from appliance.tournament import game
-from appliance.tournament import stages as st
-from appliance.tournament.draw import Draw, Infeasible, audit, draw, spread
-from appliance.tournament.entries import Entry
+from appliance.rules.tournament import game
+from appliance.rules.tournament import stages as st
+from appliance.rules.tournament.draw import Draw, Infeasible, audit, draw, spread
+from appliance.rules.tournament.entries import Entry
 
 
 def field(teams: list[int], ratings: list[float | None] | None = None) -> list[Entry]:
@@ -318,7 +318,7 @@ def test_an_audit_finds_a_tampered_bracket() -> None:
 def test_a_log_drawn_by_the_earlier_rules_replays_with_its_stage_names() -> None:
     """A ``drawn`` event of the earlier rules (243 entries: a «1/81»; no ``stages``) folds
     into its own stages and audits against the earlier draw."""
-    from appliance.tournament import legacy
+    from appliance.rules.tournament import legacy
 
     entries = field([i % 9 for i in range(243)])
     old = legacy.draw(entries, 5)

@@ -11,10 +11,10 @@ from tournament_kit import theme_args
 
 from appliance.rules import registry
 from appliance.rules.protocol import Command, Refused, fold
+from appliance.rules.tournament import game, views
+from appliance.rules.tournament.state import DONE, PLAYOFF, READY, Tournament
 from appliance.runtime.running import RunningGame
 from appliance.runtime.store import Store
-from appliance.tournament import game, views
-from appliance.tournament.state import DONE, PLAYOFF, READY, Tournament
 
 
 def cmd(type_: str, **args: Any) -> Command:

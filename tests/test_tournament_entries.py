@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from appliance.tournament.entries import EntriesError, Entry, entry, parse_csv, to_csv
+from appliance.rules.tournament.entries import EntriesError, Entry, entry, parse_csv, to_csv
 
 
 def test_utf8_and_windows_1251_read_the_same() -> None:

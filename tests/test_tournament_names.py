@@ -11,8 +11,8 @@ import pytest
 from webui_kit import make_kit
 
 from appliance.rules.protocol import Command
-from appliance.tournament import entries as en
-from appliance.tournament import game
+from appliance.rules.tournament import entries as en
+from appliance.rules.tournament import game
 
 
 def test_control_characters_are_refused_with_their_line() -> None:

@@ -12,10 +12,10 @@ import sys
 import time
 from pathlib import Path
 
+from appliance.rules.tournament import game
+from appliance.rules.tournament.state import DONE
 from appliance.runtime.running import RunningGame
 from appliance.runtime.store import Store
-from appliance.tournament import game
-from appliance.tournament.state import DONE
 
 CHILD = Path(__file__).parent / "tournament_power_child.py"
 KILLS = 6

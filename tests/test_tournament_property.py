@@ -11,8 +11,8 @@ from hypothesis import strategies as hs
 from tournament_kit import theme_args
 
 from appliance.rules.protocol import Command, Refused, fold
-from appliance.tournament import game, views
-from appliance.tournament.state import DONE, PLAYING, READY, Tournament
+from appliance.rules.tournament import game, views
+from appliance.rules.tournament.state import DONE, PLAYING, READY, Tournament
 
 
 def check_invariants(s: Tournament) -> None:

@@ -100,7 +100,7 @@ def leader_and_tied(winner: int, a: int, b: int) -> Any:
 def theme_args(state: Any, battle_id: str) -> dict[str, list[str]]:
     """``themes`` (and the final's ``red``) for a ``start_battle`` of `battle_id`: as many
     made-up names as its stage plays, none played before in the tournament."""
-    from appliance.tournament.commands import themes_of
+    from appliance.rules.tournament.commands import themes_of
 
     b = state.battle(battle_id)
     n = themes_of(state, b)

@@ -13,11 +13,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 from drive import FakeClock  # noqa: E402
 from tournament_kit import Host, package  # noqa: E402
 
+from appliance.rules.tournament import views  # noqa: E402
+from appliance.rules.tournament.state import DONE, PLAYING  # noqa: E402
 from appliance.runtime.loop import GameLoop  # noqa: E402
 from appliance.runtime.store import Store  # noqa: E402
-from appliance.tournament import views  # noqa: E402
 from appliance.tournament.director import Director  # noqa: E402
-from appliance.tournament.state import DONE, PLAYING  # noqa: E402
 
 
 def main(db: str, seed: int) -> None:

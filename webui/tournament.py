@@ -3,7 +3,7 @@ results) and the public screens — the bracket on the TV paged by stage, the "n
 call, the podium, the results table and printable protocols and bracket.
 
 Handlers only translate forms into tournament commands (through `Director`, i.e. the game
-loop) and views into templates; the rules live in `appliance.tournament`. Pages are plain
+loop) and views into templates; the rules live in `appliance.rules.tournament`. Pages are plain
 HTML forms; the TV pages refresh themselves from webui/static/js/tournament-board.js.
 """
 
@@ -19,12 +19,12 @@ from flask import Blueprint, Flask, Response, abort, current_app, redirect, requ
 from appliance.packages import jsonform
 from appliance.packages.model import Package
 from appliance.rules.protocol import Refused
-from appliance.tournament import stages as st
-from appliance.tournament import views
-from appliance.tournament.battles import can_supply, theme_needs, themes_needed
+from appliance.rules.tournament import stages as st
+from appliance.rules.tournament import views
+from appliance.rules.tournament.battles import can_supply, theme_needs, themes_needed
+from appliance.rules.tournament.state import PLAYING, READY, STOPPED, Tournament
 from appliance.tournament.cli import results_csv
 from appliance.tournament.director import Director
-from appliance.tournament.state import PLAYING, READY, STOPPED, Tournament
 from webui import i18n
 from webui.pages import is_host, lang, render, services
 
@@ -332,7 +332,7 @@ def import_entries() -> Any:
     upload = request.files.get("file")
     if upload is None:
         return _page(i18n.translate("tournament.no_file", lang()), 400)
-    from appliance.tournament import entries as en
+    from appliance.rules.tournament import entries as en
     try:
         text = en.decode(upload.read(en.MAX_CSV_BYTES + 1))
     except Refused as r:

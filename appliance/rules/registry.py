@@ -16,7 +16,7 @@ from appliance.rules.protocol import Refused, Rules
 REGISTRY: dict[str, str | Any] = {
     "battle": "appliance.rules.battle.game",  # sport battle («бой»)
     "tv": "appliance.rules.tv.game",  # the TV game
-    "tournament": "appliance.tournament.game",  # a sport tournament («турнир»)
+    "tournament": "appliance.rules.tournament.game",  # a sport tournament («турнир»)
 }
 
 if TYPE_CHECKING:  # mypy checks each engine module against the protocol, over its own state

@@ -30,12 +30,12 @@ from typing import Any
 
 from appliance import sheets
 from appliance.rules.protocol import Command, Refused
+from appliance.rules.tournament import draw as dr
+from appliance.rules.tournament import entries as en
+from appliance.rules.tournament import game, views
+from appliance.rules.tournament.state import Tournament
 from appliance.runtime.running import RunningGame
 from appliance.runtime.store import Store, StoreError, db_path
-from appliance.tournament import draw as dr
-from appliance.tournament import entries as en
-from appliance.tournament import game, views
-from appliance.tournament.state import Tournament
 
 INFEASIBLE = 2
 

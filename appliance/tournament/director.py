@@ -19,10 +19,10 @@ from typing import Any
 
 from appliance.packages.model import Package
 from appliance.rules.protocol import Refused
+from appliance.rules.tournament import game
+from appliance.rules.tournament.battles import battle_setup, result_args
+from appliance.rules.tournament.state import PLAYING, Tournament
 from appliance.runtime.loop import GameLoop, Update
-from appliance.tournament import game
-from appliance.tournament.battles import battle_setup, result_args
-from appliance.tournament.state import PLAYING, Tournament
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from appliance.tournament import stages as st
-from appliance.tournament.state import (
+from appliance.rules.tournament import stages as st
+from appliance.rules.tournament.state import (
     DONE,
     PLAYING,
     PLAYOFF,

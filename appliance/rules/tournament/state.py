@@ -1,6 +1,6 @@
 """The tournament's state: entries, the drawn bracket and each battle's course.
 
-Immutable and rebuilt by folding the log (`appliance.tournament.folds`). Entries are known by
+Immutable and rebuilt by folding the log (`appliance.rules.tournament.folds`). Entries are known by
 an id given when they are added (1, 2, ...), so a renamed player stays the same player; the
 bracket holds ids, screens turn them into names.
 """
@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from appliance.tournament import stages as st
-from appliance.tournament.draw import DrawnBattle
-from appliance.tournament.entries import Entry
+from appliance.rules.tournament import stages as st
+from appliance.rules.tournament.draw import DrawnBattle
+from appliance.rules.tournament.entries import Entry
 
 # A battle's status, derived from what is known about it.
 WAITING = "waiting"  # some seat waits for a winner

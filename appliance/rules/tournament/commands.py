@@ -11,10 +11,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from appliance.rules.protocol import Command, Event, Refused
-from appliance.tournament import draw as dr
-from appliance.tournament import entries as en
-from appliance.tournament import stages as st
-from appliance.tournament.state import (
+from appliance.rules.tournament import draw as dr
+from appliance.rules.tournament import entries as en
+from appliance.rules.tournament import stages as st
+from appliance.rules.tournament.state import (
     DONE,
     EXTRA_THEME,
     FINAL_TIES,

@@ -13,7 +13,7 @@ a small tree has a bye into a later round. Stages are named ``qualification`` (o
 
 How many entries each tree holds (the *shape*) is the draw's business: as even as the field
 allows, with the even trees paired into odd ones (``(e, e) → (e + 1, e − 1)``, one battle of 2
-fewer each) as far as the team rule lets it (`appliance.tournament.draw`). 100 entries: 19
+fewer each) as far as the team rule lets it (`appliance.rules.tournament.draw`). 100 entries: 19
 trees of 2 become 9 of 3, 9 byes and one of 2: 9 + 1 battles, 71 byes.
 
 **Smaller fields** (81 entries or fewer; not in the regulation, decided in the rules
@@ -26,7 +26,7 @@ finals, or the preliminary battles of a field of 4–8): 6, and the final: 12, s
 red (red values doubled) unless the director says otherwise.
 
 Logs drawn by the earlier rules (a «1/81» or «1/243» stage, qualification on 4 themes before
-the final) keep their own stages: `appliance.tournament.legacy`.
+the final) keep their own stages: `appliance.rules.tournament.legacy`.
 """
 
 from __future__ import annotations

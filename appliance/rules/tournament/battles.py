@@ -18,10 +18,10 @@ from appliance.packages.model import Package
 from appliance.rules import arbiter
 from appliance.rules.battle import game as engine
 from appliance.rules.protocol import Refused
-from appliance.tournament import stages as st
-from appliance.tournament.commands import no, themes_of
-from appliance.tournament.entries import key
-from appliance.tournament.state import PLAYOFF, READY, WAITING, Tournament
+from appliance.rules.tournament import stages as st
+from appliance.rules.tournament.commands import no, themes_of
+from appliance.rules.tournament.entries import key
+from appliance.rules.tournament.state import PLAYOFF, READY, WAITING, Tournament
 
 EXTRA_POOL = 3  # unplayed themes handed to a battle for tie-breaks
 

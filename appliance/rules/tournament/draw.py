@@ -1,7 +1,7 @@
 """The draw («жеребьёвка»): the whole bracket by lot, before the first battle (3.3).
 
 **Shape and trees.** Each seat of the bracket's first stage (the 81 of the 1/27 above 81
-entries) is the root of a tree of battles before the bracket; `appliance.tournament.stages`
+entries) is the root of a tree of battles before the bracket; `appliance.rules.tournament.stages`
 says how many entries each tree holds and how a tree splits into rounds. The draw deals the
 entries into the trees and places the trees on the seats.
 
@@ -42,8 +42,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from appliance.rules.protocol import Refused
-from appliance.tournament import stages as st
-from appliance.tournament.entries import Entry, key
+from appliance.rules.tournament import stages as st
+from appliance.rules.tournament.entries import Entry, key
 
 SWAPS_PER_PLAYER = 4
 
@@ -367,7 +367,7 @@ def audit(entries: Sequence[Entry], ids: Sequence[int], drawn: dict[str, Any]) -
         if "stages" in drawn:
             again = draw(entries, drawn["seed"], drawn["bracket"], bool(drawn.get("seeded")))
         else:
-            from appliance.tournament import legacy
+            from appliance.rules.tournament import legacy
             again = legacy.draw(entries, drawn["seed"], drawn["bracket"])
     except Refused as r:
         return [f"the draw cannot be repeated: {r.message_en}"]

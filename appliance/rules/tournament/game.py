@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from appliance.rules.protocol import Action, Command, Event, Refused
-from appliance.tournament.commands import HANDLERS, configure, no
-from appliance.tournament.folds import EVOLVERS
-from appliance.tournament.state import Settings, Tournament
-from appliance.tournament.views import summary, view
+from appliance.rules.tournament.commands import HANDLERS, configure, no
+from appliance.rules.tournament.folds import EVOLVERS
+from appliance.rules.tournament.state import Settings, Tournament
+from appliance.rules.tournament.views import summary, view
 
 NAME = "tournament"
 BACKGROUND = True

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from appliance.rules.protocol import Event
-from appliance.tournament import legacy
-from appliance.tournament import stages as st
-from appliance.tournament.draw import DrawnBattle, Source
-from appliance.tournament.entries import Entry
-from appliance.tournament.state import (
+from appliance.rules.tournament import legacy
+from appliance.rules.tournament import stages as st
+from appliance.rules.tournament.draw import DrawnBattle, Source
+from appliance.rules.tournament.entries import Entry
+from appliance.rules.tournament.state import (
     PLAYOFF,
     BattleState,
     Line,
@@ -21,7 +22,7 @@ from appliance.tournament.state import (
 )
 
 
-def _entry(d: dict) -> Entry:
+def _entry(d: dict[str, Any]) -> Entry:
     return Entry(d["name"], d["team"], d.get("city") or "", d.get("rating"))
 
 

@@ -5,7 +5,7 @@ made a «1/81 финала», 1,000 a «1/243» and a «1/81»), one qualificati
 and 2 cut the rest, on 4 themes even when its winners went to the final, and rated entries
 were seeds by default. A log whose ``drawn`` event has no ``stages`` was drawn so: its fold
 rebuilds the stages with `plan` here, and `svoyak tournament audit` re-runs it with `draw`
-here. New draws never come here (`appliance.tournament.draw`). The code is the earlier
+here. New draws never come here (`appliance.rules.tournament.draw`). The code is the earlier
 ``stages.plan`` and ``draw.draw``, unchanged but for its names.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from appliance.rules.protocol import Refused
-from appliance.tournament.draw import (
+from appliance.rules.tournament.draw import (
     SWAPS_PER_PLAYER,
     Draw,
     DrawnBattle,
@@ -25,8 +25,8 @@ from appliance.tournament.draw import (
     Source,
     spread,
 )
-from appliance.tournament.entries import Entry, key
-from appliance.tournament.stages import (
+from appliance.rules.tournament.entries import Entry, key
+from appliance.rules.tournament.stages import (
     FINAL,
     MIN_ENTRIES,
     QUALIFICATION,
