@@ -88,12 +88,18 @@ class Outputs:
             self._false_starts = fs
 
     def on_update(self, update: Any) -> None:
-        """A game-loop subscriber: ``update`` has ``game``, ``rules`` and ``state``.
+        """A game-loop subscriber: ``update`` has ``game``, ``rules``, ``state`` and
+        ``current``.
 
+        Only the current game's updates move the pins (`Update.current`, decided by the
+        loop, as the screens follow it): a tournament's commit beside a live battle, or the
+        end of a game a new one replaced, must not put the battle's lamp out.
         Never raises into the loop. The first update after start-up only sets the false-start
         count (a resumed game must not beep for old false starts); a new game starts from 0.
         """
         try:
+            if not update.current:
+                return
             game = getattr(update, "game", None)
             rules, state = update.rules, update.state
             view = DARK if rules is None or state is None else rules.view(state, "hardware")

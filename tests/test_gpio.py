@@ -325,6 +325,7 @@ class _Rules:
 class _Update:
     def __init__(self, game, state):
         self.game, self.rules, self.state = game, _Rules, state
+        self.current = True  # the loop's current game (`Update.current`)
 
 
 def test_a_simulated_evening_does_not_grow_the_pins_history(hw):
@@ -362,7 +363,7 @@ def test_a_broken_view_never_raises_into_the_loop(hw):
     h, _, factory = hw
 
     class Broken:
-        game, state = 1, object()
+        game, state, current = 1, object(), True
 
         class rules:  # noqa: N801
             @staticmethod

@@ -183,3 +183,43 @@ def test_a_simulated_press_wins_through_the_same_path(rig):
 def test_the_pin_map_default_is_used_when_the_data_directory_has_none(rig, tmp_path):
     loop, hw, factory, seen = rig
     assert hw.pin_map == pinmap.default()
+
+
+def test_a_tournament_commit_beside_a_live_battle_leaves_its_lamp_alone(tmp_path):
+    """The tournament runs beside its battle on the director's box: a commit to it (an entry
+    added, a result of another room) is not the current game's, so neither the lamp nor the
+    screens follow it (`Update.current`, decided by the loop alone). Before, the outputs
+    followed every game's updates, and the tournament's hardware view put the lamp out in
+    the middle of the battle's open question."""
+    store = Store(tmp_path / "svoyak.sqlite")
+    loop = GameLoop(store).start()
+    factory = mock_factory()
+    hw = gpio.start(loop.submit, loop.subscribe, choice=Choice(factory, "mock"),
+                    data_dir=tmp_path)
+    told: list[tuple[int, bool]] = []
+    loop.subscribe(lambda u: told.append((u.game, u.current)), inline=True)
+    try:
+        tournament = loop.new_game("tournament", {"title": "Кубок"}).result(5)
+        battle = loop.new_game("battle", {
+            "players": ["Аня", "Борис", "Вера"], "themes": [{"name": "Тема 1"}],
+            "settings": {"settle_ms": SETTLE_MS}}).result(5)
+        assert loop.current == battle
+        lamp = factory.pin("GPIO24")
+        host(loop, "announce")
+        assert lamp.state == 1
+        told.clear()
+        out = loop.submit({"type": "add_entry", "name": "Дина", "team": "Кострома", "city": ""},
+                          game=tournament).result(5)
+        assert out.refused is None and out.events
+        assert lamp.state == 1, "a tournament commit put the battle's lamp out"
+        assert hw.outputs.state()["lamp"] is True
+        assert told == [(tournament, False)]  # the screens skip it for the same reason
+        t = time.monotonic_ns()
+        factory.pin("GPIO27").press(t)
+        assert wait_for(lambda: hardware(loop)["answering"] == 1)
+        assert lamp.state == 0  # the battle's own decision still moves it
+        assert (battle, True) in told
+    finally:
+        hw.close()
+        loop.stop()
+        store.close()

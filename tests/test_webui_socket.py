@@ -390,7 +390,7 @@ def test_a_state_replaced_within_the_settle_window_is_held_but_never_lost(
         def next_deadline(self, _state: Any) -> int:
             return kit.loop.now() + 5_000_000
 
-    kit.hub._on_update(Update(game, Soon(), state, [Event("probe", 0)]))
+    kit.hub._on_update(Update(game, Soon(), state, [Event("probe", 0)], current=True))
     assert views(board) == []
     time.sleep(0.3)
     got = views(board)

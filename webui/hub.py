@@ -398,7 +398,7 @@ class Hub:
             self.trace.note({"command": update.command.type, "t_ns": update.command.t_ns,
                              "at": time.monotonic(), "lag_ms": round(
                 (self.loop.now(update.game) - update.command.t_ns) / 1e6, 3)})
-        if update.game != self.loop.current:
+        if not update.current:  # decided by the loop, as for the lamp (`Update.current`)
             return
         if not update.events and not update.finished and update.command is None:
             self._hw = None  # a new game

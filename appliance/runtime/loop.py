@@ -89,7 +89,8 @@ class Outcome:
 @dataclass(frozen=True, slots=True)
 class Update:
     """Told to subscribers after each commit (and when a game starts or ends). Early
-    subscribers also get a deadline's decision before its commit, with `committed` False."""
+    subscribers also get a deadline's decision before its commit, with `committed` False.
+    Hardware and screens follow only updates with `current` True."""
 
     game: int
     rules: Rules[Any]
@@ -98,6 +99,11 @@ class Update:
     finished: bool = False
     command: Command | None = None
     committed: bool = True
+    # Whether `game` was the current game (the one the screens and the lamp show) when the
+    # loop told this, decided on the loop's own thread: a background game's commit (the
+    # tournament beside its battle) and an archived game's end are not the current game's,
+    # so the lamp and the screens both leave them alone (`GameLoop.current`).
+    current: bool = False
 
 
 Subscriber = Callable[[Update], None]
@@ -527,7 +533,7 @@ class GameLoop:
         if fault != self.fault:
             self.fault = fault
             if self._others:
-                self._outbox.put(Update(session.game, session.rules, session.state))
+                self._outbox.put(self._update(session, session.state))
 
     def _recovered(self, session: RunningGame) -> None:
         if self._retry.pop(session.game, None) is None:
@@ -536,7 +542,7 @@ class GameLoop:
             self.fault = None
             log.warning("game %s: the log is written again", session.game)
             if self._others:
-                self._outbox.put(Update(session.game, session.rules, session.state))
+                self._outbox.put(self._update(session, session.state))
 
     def _do(self, item: tuple[Any, ...]) -> None:
         kind, *args, fut = item
@@ -568,8 +574,8 @@ class GameLoop:
         *timeouts, own = steps
         self._tell(session, timeouts)
         if own.events:
-            self._publish(Update(session.game, session.rules, own.state, own.events,
-                                 command=own.command), fut, Outcome(own.events))
+            self._publish(self._update(session, own.state, own.events, command=own.command),
+                          fut, Outcome(own.events))
         else:
             fut.set_result(Outcome([], own.refused))
 
@@ -612,9 +618,8 @@ class GameLoop:
         if not runs_in_background(rules):
             self._current = session.game
         if parent is not None:
-            self._publish(Update(parent.game, parent.rules, step.state, step.events,
-                                 command=step.command))
-        self._publish(Update(session.game, rules, session.state))
+            self._publish(self._update(parent, step.state, step.events, command=step.command))
+        self._publish(self._update(session, session.state))
         fut.set_result(session.game)
 
     def _end(self, session: RunningGame, command: Command, fut: Future[Outcome]) -> None:
@@ -628,14 +633,24 @@ class GameLoop:
         session.finish()
         if session.game != self._current:  # ended games stay in the log, not in memory
             self._sessions.pop(session.game, None)
-        self._publish(Update(session.game, session.rules, session.state, finished=True,
-                             command=command), fut, Outcome([]))
+        self._publish(self._update(session, session.state, finished=True, command=command),
+                      fut, Outcome([]))
+
+    def _update(self, session: RunningGame, state: Any, events: list[Event] | None = None, *,
+                finished: bool = False, command: Command | None = None,
+                committed: bool = True) -> Update:
+        """What subscribers are told of `session`, with whether it is the current game now
+        (`Update.current`: the one place that decides what the lamp and screens follow).
+        `_current` changes only on the loop thread; the lamp watch calls this while the
+        loop thread is inside a commit, so it reads a settled value too."""
+        return Update(session.game, session.rules, state, [] if events is None else events,
+                      finished, command, committed, session.game == self._current)
 
     def _tell(self, session: RunningGame, steps: list[Step]) -> None:
         for step in steps:
             if step.events:
-                self._publish(Update(session.game, session.rules, step.state, step.events,
-                                     command=step.command))
+                self._publish(self._update(session, step.state, step.events,
+                                           command=step.command))
 
     def _decided(self, session: RunningGame) -> Callable[[Command, list[Event], Any], None]:
         """What `RunningGame` calls with a deadline's decision before its commit."""
@@ -646,8 +661,8 @@ class GameLoop:
             if not self._early:
                 return
             self._shown_early = session
-            self._call(self._early, Update(session.game, session.rules, state, events,
-                                           command=command, committed=False))
+            self._call(self._early, self._update(session, state, events, command=command,
+                                                 committed=False))
 
         return tell
 
@@ -681,8 +696,8 @@ class GameLoop:
         commit: never at the same time as the loop's own calls)."""
         self._shown_early = session
         self._watched = (session, command.t_ns)
-        self._call(self._early, Update(session.game, session.rules, state, events,
-                                       command=command, committed=False))
+        self._call(self._early, self._update(session, state, events, command=command,
+                                             committed=False))
 
     def _unshow_early(self) -> None:
         """A commit failed after early subscribers saw its decision: show them the state
@@ -690,7 +705,7 @@ class GameLoop:
         session, self._shown_early = self._shown_early, None
         self._watched = None
         if session is not None:
-            self._call(self._early, Update(session.game, session.rules, session.state))
+            self._call(self._early, self._update(session, session.state))
 
     def _call(self, subscribers: list[Subscriber], update: Update) -> None:
         for fn in list(subscribers):
