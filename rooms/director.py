@@ -85,19 +85,22 @@ class Director:
         self._inbox: queue.Queue[tuple[str, bytes] | None] = queue.Queue()
         self._ingester = threading.Thread(target=self._ingest_forever, name="rooms-director",
                                           daemon=True)
+        self._unwatch: Callable[[], None] = _nothing
         self.link = None
         if broker is not None:
             self.link = Link(broker, subscriptions=[topics.UP_ALL], on_message=self._on_message,
                              on_up=self._on_up, persistent=True)
 
     def start(self) -> Director:
-        self.t.watch(self._tournament_changed)
+        self._unwatch = self.t.watch(self._tournament_changed)
         self._ingester.start()
         if self.link is not None:
             self.link.start()
         return self
 
     def close(self) -> None:
+        self._unwatch()
+        self._unwatch = _nothing
         if self.link is not None:
             self.link.stop()
         if self._ingester.is_alive():
@@ -434,6 +437,10 @@ class Director:
         if not isinstance(room, str) or not topics.valid_room(room):
             raise messages.BadMessage("в файле нет зала", "the file names no room")
         return self.apply_result(room, msg)
+
+
+def _nothing() -> None:
+    """What closing unsubscribes before the link started watching."""
 
 
 def _wall_of(e: Mapping[str, Any], default: float) -> float:

@@ -42,7 +42,8 @@ class Bracket(Protocol):
     def in_play(self) -> dict[str, str]: ...  # battle -> room
     def room_of(self, battle: str) -> str | None: ...  # the room it went to, ever
     def assignment_id(self, battle: str) -> str | None: ...  # its current assignment
-    def watch(self, on_change: Callable[[], None]) -> None: ...  # corrections by hand
+    # corrections by hand; returns the unsubscribe
+    def watch(self, on_change: Callable[[], None]) -> Callable[[], None]: ...
     def assign(self, battle: str, room: str) -> None: ...
     def setup(self, battle: str) -> dict[str, Any]: ...
     def players(self, battle: str) -> tuple[str, list[str | None]]: ...  # stage, names
@@ -101,8 +102,9 @@ class StandInBracket:
     def assignment_id(self, battle: str) -> str | None:
         return f"{battle}#1" if self.room_of(battle) is not None else None
 
-    def watch(self, on_change: Callable[[], None]) -> None:
+    def watch(self, on_change: Callable[[], None]) -> Callable[[], None]:
         """The stand-in changes only through the link: nothing to watch."""
+        return lambda: None
 
     def assign(self, battle: str, room: str) -> None:
         self._append(standin.decide_assign(self.state, battle, room))
@@ -175,16 +177,18 @@ class EngineBracket:
         rows = self.db.query("SELECT n FROM rooms_assignments WHERE battle = ?", (battle,))
         return f"{battle}#{rows[0][0]}" if rows else None
 
-    def watch(self, on_change: Callable[[], None]) -> None:
+    def watch(self, on_change: Callable[[], None]) -> Callable[[], None]:
         """Call `on_change` after the director changed the tournament by hand (a battle
-        replayed, a walkover, a swap): battles may have left or joined the rooms."""
+        replayed, a walkover, a swap): battles may have left or joined the rooms. Returns
+        the unsubscribe: the link calls it when it closes (an admin changing the box's role
+        restarts the link, which must not leave a subscriber behind each time)."""
         def on_update(update: Any) -> None:
             if update.game == self.tournament and any(
                     e.type in ("battle_reset", "absent", "players_swapped")
                     for e in update.events):
                 on_change()
 
-        self.loop.subscribe(on_update)
+        return self.loop.subscribe(on_update)
 
     def assign(self, battle: str, room: str) -> None:
         from appliance.rules.tournament.battles import battle_setup

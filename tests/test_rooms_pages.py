@@ -107,3 +107,23 @@ def test_room_choice_and_start_without_assignment(box: Any) -> None:
     host_page = c.get("/host").get_data(as_text=True)
     assert 'id="rooms-link"' in host_page and "rooms-live.js" in host_page
     assert box.app.test_client().post("/rooms/start").status_code == 403
+
+
+def test_restarting_the_director_link_leaves_no_loop_subscriber_behind(
+        box: Any, tmp_path: Path) -> None:
+    """An admin who changes the box's role restarts the link; with a tournament running,
+    the link watches the tournament's corrections through the game loop. Each restart used
+    to leave one more subscriber (0 → 1 → 2 → 3): the watch's unsubscribe was dropped."""
+    box.loop.new_game("tournament", {"title": "Кубок"}).result(5)
+    c = host(box)
+    r = c.post("/admin/rooms/setup", json={"action": "director", "host": "127.0.0.1",
+                                           "port": free_port(),
+                                           "passwd": str(tmp_path / "passwd")}).get_json()
+    assert r == {"ok": True, "role": "director"}
+    rooms = box.app.extensions["svoyak"].extras["rooms_setup"].__self__
+    after_first = box.loop.subscribers()
+    for _ in range(10):
+        rooms.restart()
+    assert box.loop.subscribers() == after_first
+    rooms.close()
+    assert box.loop.subscribers() == after_first - 1  # the link's own watch, gone with it

@@ -367,6 +367,11 @@ class GameLoop:
         target.append(fn)
         return lambda: target.remove(fn) if fn in target else None
 
+    def subscribers(self) -> int:
+        """How many subscribers the loop tells (early, inline and the others): a part that
+        is started again (the rooms link) must leave this as it found it."""
+        return len(self._early) + len(self._inline) + len(self._others)
+
     def snapshot(self, game: int | None = None) -> tuple[Rules[Any], Any]:
         """(rules, state) of a game as last committed. States are immutable, so this is safe
         from any thread. A game no longer in memory is folded from the log."""
