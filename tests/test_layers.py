@@ -35,16 +35,35 @@ def offenders(package: str, forbidden: tuple[str, ...]) -> list[str]:
             if any(n == p or n.startswith(p + ".") for p in forbidden)]
 
 
+# What a rules engine may not import: anything that runs (the runtime and the shells over it),
+# the adapters, and the modules that reach the disk, the network, threads or the clock.
+PURE = ("appliance.runtime", "appliance.tournament", "appliance.storage", "webui", "rooms",
+        "gpio", "svoyak", "sqlite3", "sqlite_utils", "threading", "multiprocessing", "asyncio",
+        "time", "socket", "os", "pathlib", "shutil", "tempfile", "subprocess", "signal")
+
+
 @pytest.mark.parametrize("package, forbidden", [
     ("appliance", ("gpio", "webui", "rooms", "svoyak")),
     ("gpio", ("webui", "rooms", "svoyak")),
     ("webui", ("gpio", "rooms", "svoyak")),
     ("rooms", ("gpio", "webui", "svoyak")),
-    ("appliance/rules", ("appliance.runtime", "appliance.tournament", "sqlite3", "threading",
-                         "time", "socket")),
+    ("appliance/rules", PURE),
+    ("appliance/rules/tv", PURE),
+    ("appliance/rules/battle", PURE),
+    ("appliance/rules/tournament", PURE),
 ])
 def test_layer_imports_only_what_it_may(package: str, forbidden: tuple[str, ...]):
     assert offenders(package, forbidden) == []
+
+
+def test_every_engine_is_held_to_the_rules_layer():
+    """An engine registered from outside appliance/rules/ would escape the check above (the
+    tournament once lived in appliance/tournament/)."""
+    from appliance.rules import registry
+    outside = {name: target for name, target in registry.REGISTRY.items()
+               if not (isinstance(target, str) and target.startswith("appliance.rules."))}
+    assert outside == {}
+    assert {"battle", "tv", "tournament"} <= set(registry.names())
 
 
 def test_the_composition_root_is_the_one_place_with_both_adapters():

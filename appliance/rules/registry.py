@@ -19,14 +19,20 @@ REGISTRY: dict[str, str | Any] = {
     "tournament": "appliance.rules.tournament.game",  # a sport tournament («турнир»)
 }
 
+# Every engine of the box lives under appliance/rules/ (tests/test_layers.py holds them to the
+# rules' layer: no runtime, no I/O), and each is checked below against `Rules` over its state.
+
 if TYPE_CHECKING:  # mypy checks each engine module against the protocol, over its own state
     from appliance.rules.battle import game as _battle
     from appliance.rules.battle.state import Battle
+    from appliance.rules.tournament import game as _tournament
+    from appliance.rules.tournament.state import Tournament
     from appliance.rules.tv import game as _tv
     from appliance.rules.tv.state import State as TVState
 
     _battle_rules: Rules[Battle] = _battle
     _tv_rules: Rules[TVState] = _tv
+    _tournament_rules: Rules[Tournament] = _tournament
 
 _REQUIRED = ("initial", "decide", "evolve", "legal_actions", "next_deadline", "view", "summary")
 
