@@ -19,7 +19,7 @@ from webui_kit import make_kit
 from appliance import sheets
 from appliance.rules.tournament import entries as en
 from appliance.rules.tournament import views
-from appliance.tournament.cli import CSV_COLUMNS
+from appliance.rules.tournament.views import CSV_COLUMNS
 
 HOSTILE = ['=HYPERLINK("file:///etc/passwd","открыть")', "+cmd|' /C calc'!A0", "-1+1",
            "@SUM(1+1)*cmd|' /C calc'!A0", "\t=1+1", "-10"]

@@ -23,7 +23,6 @@ from appliance.rules.tournament import stages as st
 from appliance.rules.tournament import views
 from appliance.rules.tournament.battles import can_supply, theme_needs, themes_needed
 from appliance.rules.tournament.state import PLAYING, READY, STOPPED, Tournament
-from appliance.tournament.cli import results_csv
 from appliance.tournament.director import Director
 from webui import i18n
 from webui.pages import is_host, lang, render, services
@@ -172,7 +171,7 @@ def results_file() -> Response:
     s = state()
     if s is None:
         abort(404)
-    return Response("\ufeff" + results_csv(s), mimetype="text/csv",
+    return Response("\ufeff" + views.results_csv(s), mimetype="text/csv",
                     headers={"Content-Disposition": "attachment; filename=results.csv"})
 
 

@@ -21,14 +21,12 @@ directory (the running box has one writer, its game loop; use the director page 
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import secrets
 import sys
 from pathlib import Path
 from typing import Any
 
-from appliance import sheets
 from appliance.rules.protocol import Command, Refused
 from appliance.rules.tournament import draw as dr
 from appliance.rules.tournament import entries as en
@@ -65,44 +63,42 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     _data(c)
     c.set_defaults(func=_create)
 
-    i = ts.add_parser("import", help="add entries from a CSV file")
-    i.add_argument("tournament")
+    i = _stored(ts, "import", "add entries from a CSV file", _import, which=None)
     i.add_argument("entries")
-    _data(i)
-    i.set_defaults(func=_import)
 
-    dd = ts.add_parser("draw-stored", help="draw a stored tournament's bracket (an event)")
-    dd.add_argument("tournament")
+    dd = _stored(ts, "draw-stored", "draw a stored tournament's bracket (an event)",
+                 _draw_stored, which=None)
     dd.add_argument("--seed", type=int)
     dd.add_argument("--bracket", type=int)
     dd.add_argument("--seeded", action="store_true",
                     help="a seeded draw by rating (not in the regulation)")
-    _data(dd)
-    dd.set_defaults(func=_draw_stored)
 
-    au = ts.add_parser("audit", help="re-run every logged draw from its seed and compare")
-    au.add_argument("tournament", nargs="?", default="last")
-    _data(au)
-    au.set_defaults(func=_audit)
+    _stored(ts, "audit", "re-run every logged draw from its seed and compare", _audit)
 
-    cm = ts.add_parser("command", help="send one command as JSON, e.g. '{\"type\": ...}'")
-    cm.add_argument("tournament")
+    cm = _stored(ts, "command", "send one command as JSON, e.g. '{\"type\": ...}'", _command,
+                 which=None)
     cm.add_argument("json")
-    _data(cm)
-    cm.set_defaults(func=_command)
 
-    s = ts.add_parser("show", help="print a tournament's bracket")
-    s.add_argument("tournament", nargs="?", default="last")
+    s = _stored(ts, "show", "print a tournament's bracket", _show)
     s.add_argument("--json", action="store_true")
-    _data(s)
-    s.set_defaults(func=_show)
 
-    r = ts.add_parser("report", help="places and statistics")
-    r.add_argument("tournament", nargs="?", default="last")
+    r = _stored(ts, "report", "places and statistics", _report)
     r.add_argument("--csv", metavar="FILE", help="write the results CSV here ('-': stdout)")
     r.add_argument("--json", action="store_true")
-    _data(r)
-    r.set_defaults(func=_report)
+
+
+def _stored(ts: argparse._SubParsersAction[Any], name: str, help_: str, func: Any, *,
+            which: str | None = "last") -> argparse.ArgumentParser:
+    """An action on a stored tournament: its number (or ``last``, the default when `which`
+    is given) and the data directory."""
+    p = ts.add_parser(name, help=help_)
+    if which is None:
+        p.add_argument("tournament")
+    else:
+        p.add_argument("tournament", nargs="?", default=which)
+    _data(p)
+    p.set_defaults(func=func)
+    return p
 
 
 def _data(p: argparse.ArgumentParser) -> None:
@@ -129,17 +125,11 @@ def _draw(args: argparse.Namespace) -> int:
         return INFEASIBLE
     except Refused as r:
         return _fail(r)
-    public = result.public([e.name for e in entries])
+    names = [e.name for e in entries]
     if args.json:
-        print(json.dumps(public, ensure_ascii=False))
-        return 0
-    print(f"seed {seed}, bracket {result.plan.bracket}, byes {result.plan.byes}"
-          + (", seeded by rating (not in the regulation)" if args.seeded else ""))
-    for stage in public["stages"]:
-        print(f"\n{stage['name']} ({stage['themes']} themes)")
-        for b in stage["battles"]:
-            players = ", ".join(p or "—" for p in b["players"])
-            print(f"  {b['id']:>6}: {players}" + (f"  → {b['feeds']}" if b["feeds"] else ""))
+        print(json.dumps(result.public(names), ensure_ascii=False))
+    else:
+        print("\n".join(views.draw_lines(result, names)))
     return 0
 
 
@@ -213,7 +203,7 @@ def _draw_stored(args: argparse.Namespace) -> int:
         if args.seeded:
             cmd["seeded"] = True
         _run(s, Command("draw", 0, cmd))
-        print(json.dumps(_public(s.state), ensure_ascii=False))
+        print(json.dumps(views.draw_json(s.state), ensure_ascii=False))
     return _with_session(args, go)
 
 
@@ -250,62 +240,20 @@ def _command(args: argparse.Namespace) -> int:
     return _with_session(args, go)
 
 
-def _public(state: Tournament) -> dict[str, Any]:
-    """The draw's JSON shape for a stored tournament (the same as `tournament draw`)."""
-    out = []
-    for stage in views.stages_json(state):
-        out.append({"name": stage["key"], "themes": stage["themes"], "battles": [
-            {"id": b["id"], "players": [s["player"]["name"] if s["player"] else None
-                                        for s in b["seats"]], "feeds": b["feeds"]}
-            for b in stage["battles"]]})
-    return {"seed": state.seed, "bracket": state.plan.bracket if state.plan else None,
-            "stages": out}
-
-
 def _show(args: argparse.Namespace) -> int:
     def go(s: RunningGame) -> None:
-        state: Tournament = s.state
         if args.json:
-            print(json.dumps(views.view(state, "director"), ensure_ascii=False))
-            return
-        print(f"tournament {s.game}: {state.settings.title or '—'}, "
-              f"{len(state.active())} entries, bracket {state.plan.bracket if state.plan else '—'}"
-              f", seed {state.seed if state.seed is not None else '—'}")
-        for stage in views.stages_json(state):
-            print(f"\n{stage['ru']} / {stage['en']} ({stage['themes']})")
-            for b in stage["battles"]:
-                names = ", ".join(_seat(x) for x in b["seats"])
-                print(f"  Бой {b['number']:>3} {b['id']:>6} [{b['status']}]: {names}")
+            print(json.dumps(views.view(s.state, "director"), ensure_ascii=False))
+        else:
+            print("\n".join(views.bracket_lines(s.state, s.game)))
     return _with_session(args, go)
-
-
-def _seat(seat: dict[str, Any]) -> str:
-    p = seat["player"]
-    if p is None:
-        return f"(winner of {seat['from']})" if seat["from"] else "—"
-    mark = "*" if seat["winner"] else ""
-    score = f" {seat['score']}" if "score" in seat else ""
-    return f"{mark}{p['name']}{score}" + (" (absent)" if seat["absent"] else "")
-
-
-CSV_COLUMNS = ("place", "place_to", "name", "team", "city", "stage", "battles", "right",
-               "wrong", "silent", "points", "extra", "reaction_mean_ms", "reaction_best_ms")
-
-
-def results_csv(state: Tournament) -> str:
-    out = io.StringIO()
-    w = sheets.writer(out)  # names, teams, cities made inert; numbers stay numbers
-    w.writerow(CSV_COLUMNS)
-    for row in views.standings(state):
-        w.writerow(["" if row.get(c) is None else row.get(c, "") for c in CSV_COLUMNS])
-    return out.getvalue()
 
 
 def _report(args: argparse.Namespace) -> int:
     def go(s: RunningGame) -> None:
         state: Tournament = s.state
         if args.csv:
-            text = results_csv(state)
+            text = views.results_csv(state)
             if args.csv == "-":
                 sys.stdout.write(text)
             else:

@@ -14,10 +14,13 @@ player who did not come (walkover) comes after those who played. A shared place 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import io
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from appliance import sheets
 from appliance.rules.tournament import stages as st
+from appliance.rules.tournament.draw import Draw
 from appliance.rules.tournament.state import (
     DONE,
     PLAYING,
@@ -281,3 +284,69 @@ def status_counts(state: Tournament) -> dict[str, int]:
     for b in state.battles:
         out[b.status] += 1
     return out
+
+
+# -- reports: the results CSV and the bracket as text (the web UI and `svoyak tournament`) -----
+CSV_COLUMNS = ("place", "place_to", "name", "team", "city", "stage", "battles", "right",
+               "wrong", "silent", "points", "extra", "reaction_mean_ms", "reaction_best_ms")
+
+
+def results_csv(state: Tournament) -> str:
+    """The results table as CSV text, one row a place (`standings`), made safe to open in a
+    spreadsheet (`appliance.sheets`): names, teams, cities inert; numbers stay numbers."""
+    out = io.StringIO()
+    w = sheets.writer(out)
+    w.writerow(CSV_COLUMNS)
+    for row in standings(state):
+        w.writerow(["" if row.get(c) is None else row.get(c, "") for c in CSV_COLUMNS])
+    return out.getvalue()
+
+
+def draw_json(state: Tournament) -> dict[str, Any]:
+    """A stored tournament's draw in the shape `Draw.public` gives a fresh one (the JSON of
+    `svoyak tournament draw`), so a stored and a fresh draw compare as they are."""
+    out = []
+    for stage in stages_json(state):
+        out.append({"name": stage["key"], "themes": stage["themes"], "battles": [
+            {"id": b["id"], "players": [s["player"]["name"] if s["player"] else None
+                                        for s in b["seats"]], "feeds": b["feeds"]}
+            for b in stage["battles"]]})
+    return {"seed": state.seed, "bracket": state.plan.bracket if state.plan else None,
+            "stages": out}
+
+
+def draw_lines(result: Draw, names: Sequence[str]) -> list[str]:
+    """A fresh draw as lines to read: the seed and plan, then each stage's battles."""
+    lines = [f"seed {result.seed}, bracket {result.plan.bracket}, byes {result.plan.byes}"
+             + (", seeded by rating (not in the regulation)" if result.seeded else "")]
+    for stage in result.public(names)["stages"]:
+        lines += ["", f"{stage['name']} ({stage['themes']} themes)"]
+        for b in stage["battles"]:
+            players = ", ".join(p or "—" for p in b["players"])
+            lines.append(f"  {b['id']:>6}: {players}" + (f"  → {b['feeds']}" if b["feeds"]
+                                                          else ""))
+    return lines
+
+
+def bracket_lines(state: Tournament, game: int) -> list[str]:
+    """A stored tournament's bracket as lines to read: a heading, then each stage's battles
+    with their seats (winners starred, scores, absences)."""
+    lines = [f"tournament {game}: {state.settings.title or '—'}, "
+             f"{len(state.active())} entries, bracket {state.plan.bracket if state.plan else '—'}"
+             f", seed {state.seed if state.seed is not None else '—'}"]
+    for stage in stages_json(state):
+        lines += ["", f"{stage['ru']} / {stage['en']} ({stage['themes']})"]
+        for b in stage["battles"]:
+            names = ", ".join(seat_text(x) for x in b["seats"])
+            lines.append(f"  Бой {b['number']:>3} {b['id']:>6} [{b['status']}]: {names}")
+    return lines
+
+
+def seat_text(seat: dict[str, Any]) -> str:
+    """One seat of `battle_json` in a few words."""
+    p = seat["player"]
+    if p is None:
+        return f"(winner of {seat['from']})" if seat["from"] else "—"
+    mark = "*" if seat["winner"] else ""
+    score = f" {seat['score']}" if "score" in seat else ""
+    return f"{mark}{p['name']}{score}" + (" (absent)" if seat["absent"] else "")
