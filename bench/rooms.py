@@ -194,7 +194,8 @@ class SimRoom:
             self.seq += 1
             out.append({"seq": self.seq, "t_ns": e.t_ns, "wall": iso, "type": e.type,
                         "payload": dict(e.data)})
-        msg = messages.events_message(self.box, self.game, self.assignment["battle"], out)
+        msg = messages.events_message(self.box, self.game, self.assignment["battle"], out,
+                                      self.assignment["id"])
         self.client.publish(topics.up(self.room, topics.EVENTS), messages.encode(msg), qos=1)
         self.published += len(out)
 
@@ -214,7 +215,7 @@ class SimRoom:
     def result(self) -> None:
         summary = json.loads(json.dumps(self.rules.summary(self.state)))
         msg = messages.result_message(self.box, self.game, self.assignment["battle"],
-                                      self.seq, summary, self.room)
+                                      self.seq, summary, self.room, self.assignment["id"])
         self.client.publish(topics.up(self.room, topics.RESULT), messages.encode(msg), qos=1)
 
     def close(self) -> None:

@@ -16,6 +16,7 @@ answering without any second source of truth."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import queue
@@ -43,7 +44,10 @@ CREATE TABLE IF NOT EXISTS rooms_results (
     sha256 TEXT NOT NULL, payload TEXT NOT NULL, received REAL NOT NULL,
     PRIMARY KEY (box, game));
 CREATE TABLE IF NOT EXISTS rooms_rooms (
-    room TEXT PRIMARY KEY, joined REAL NOT NULL)
+    room TEXT PRIMARY KEY, joined REAL NOT NULL, box TEXT);
+CREATE TABLE IF NOT EXISTS rooms_games (
+    assignment TEXT PRIMARY KEY, room TEXT NOT NULL, box TEXT NOT NULL, game INTEGER NOT NULL,
+    battle TEXT NOT NULL)
 """
 
 LiveListener = Callable[[str, dict[str, Any]], None]
@@ -60,9 +64,15 @@ class Director:
         self.wall = wall
         self.broker = broker
         self.db = Tables(store_path, SCHEMA)
+        with self.db.write() as c:  # a director's file from before the box binding
+            if "box" not in {r[1] for r in c.execute("PRAGMA table_info(rooms_rooms)")}:
+                c.execute("ALTER TABLE rooms_rooms ADD COLUMN box TEXT")
         self._lock = threading.RLock()
         self.t: Bracket = (tournament or (lambda db: StandInBracket(db, wall)))(self.db)
         self.rules = registry.get("battle")
+        # The event types the battle engine folds (its own table): any other is refused.
+        folds = getattr(self.rules, "EVOLVERS", None)
+        self.event_types = frozenset(folds) if folds is not None else None
         self._battles: dict[tuple[str, int], Any] = {}  # (box, game) -> battle engine state
         self.live: dict[str, dict[str, Any]] = {}  # room -> what the screens show
         self.listeners: list[LiveListener] = []
@@ -78,6 +88,16 @@ class Director:
         for room, box, game in self.db.query("SELECT room, box, game FROM rooms_results"):
             self._results.setdefault(str(room), {}).setdefault(str(box), []).append(
                 int(game))  # type: ignore[call-overload]
+        # The box each room writes as (the first that wrote with the room's code) and the
+        # game each assignment is played as: nothing else is applied for them.
+        self._boxes: dict[str, str] = {str(r): str(b) for r, b in self.db.query(
+            "SELECT room, box FROM rooms_rooms WHERE box IS NOT NULL")}
+        self._games: dict[str, tuple[str, str, int]] = {
+            str(a): (str(r), str(b), int(g))  # type: ignore[call-overload]
+            for a, r, b, g in self.db.query("SELECT assignment, room, box, game FROM rooms_games")}
+        # What the director refused, per room, box and game: in the room's acknowledgement,
+        # so its host sees it.
+        self._refusals_acked: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
         # Games of a withdrawn assignment (a battle replayed by the director): acknowledged
         # as stale, so their rooms stop sending them.
         self._stale: dict[str, dict[str, set[int]]] = {}
@@ -131,6 +151,15 @@ class Director:
                       (room, self.wall()))
         self.assign_free_rooms()
 
+    def rejoin(self, room: str) -> None:
+        """The room got a new join code: the next box that writes with it is the room's."""
+        with self._lock:
+            with self.db.write() as c:
+                c.execute("UPDATE rooms_rooms SET box = NULL WHERE room = ?", (room,))
+            self._boxes.pop(room, None)
+            self.live.get(room, {}).pop("intruder", None)
+        self.assign_free_rooms()
+
     def rooms(self) -> list[str]:
         return [str(r) for (r,) in self.db.query("SELECT room FROM rooms_rooms ORDER BY room")]
 
@@ -176,9 +205,13 @@ class Director:
             acks = {box: dict(games) for box, games in self._acks.get(room, {}).items()}
             results = {box: list(g) for box, g in self._results.get(room, {}).items()}
             stale = {box: sorted(g) for box, g in self._stale.get(room, {}).items()}
+            refused = {box: dict(g) for box, g in self._refusals_acked.get(room, {}).items()
+                       if g}
         out = {"v": messages.VERSION, "room": room, "acks": acks, "results": results}
         if stale:
             out["stale"] = stale
+        if refused:
+            out["refused"] = refused
         return out
 
     def _tournament_changed(self) -> None:
@@ -187,15 +220,6 @@ class Director:
         if not self._reassign.is_set():
             self._reassign.set()
             self._inbox.put(("", b""))
-
-    def _is_stale(self, room: str, msg: Mapping[str, Any]) -> bool:
-        """A message of a game whose assignment the director withdrew."""
-        aid = msg.get("assignment")
-        if aid is None or aid == self.t.assignment_id(msg["battle"]):
-            return False
-        with self._lock:
-            self._stale.setdefault(room, {}).setdefault(msg["box"], set()).add(msg["game"])
-        return True
 
     def _publish_ack(self, room: str) -> None:
         if self.link is not None:
@@ -251,28 +275,64 @@ class Director:
                     self.apply_runs(runs)
                     runs = []
                 if kind == topics.RESULT:
-                    self.apply_result(room, messages.decode(payload, kind="result",
-                                                            sealed_=True))
+                    result = messages.decode(payload, kind="result", sealed_=True)
+                    # apply_result records its own refusals (with the box and game)
+                    with contextlib.suppress(messages.BadMessage, Refused):
+                        self.apply_result(room, result)
                 elif kind == topics.STATUS:
-                    obj = messages.decode(payload, kind="status")
-                    with self._lock:
-                        live = self.live.setdefault(room, {"room": room})
-                        live.update(online=bool(obj.get("online")), box=obj.get("box"),
-                                    last_message=self.wall())
-                    self._tell(room)
+                    self._apply_status(room, messages.decode(payload, kind="status"))
             except (messages.BadMessage, Refused) as e:
                 self._refused(room, kind, e)
+                self._publish_ack(room)
+            except Exception as e:  # one message's fault, never the batch's
+                log.exception("rooms: %s from %s failed", kind, room)
+                self._refused(room, kind, _internal(e))
         if runs:
             self.apply_runs(runs)
 
-    def _refused(self, room: str, kind: str, e: Exception) -> None:
-        en = getattr(e, "en", None) or getattr(e, "message_en", str(e))
-        ru = getattr(e, "ru", None) or getattr(e, "message_ru", "")
-        log.warning("rooms: %s from %s refused: %s", kind, room, en)
+    def _apply_status(self, room: str, obj: Mapping[str, Any]) -> None:
+        box = obj.get("box")
+        if not isinstance(box, str) or not 0 < len(box) <= messages.MAX_NAME:
+            raise messages.BadMessage("«status»: нет бокса", "status: no box")
+        bound = self._boxes.get(room)
         with self._lock:
-            self.refusals.append({"room": room, "kind": kind, "ru": ru, "en": en,
-                                  "at": self.wall()})
-            del self.refusals[:-50]
+            live = self.live.setdefault(room, {"room": room})
+            if bound is not None and box != bound:
+                # A second box with this room's code: the broker handed it the room's
+                # connection (one client id per code), so the room's own box was put off.
+                live["intruder"] = box
+                live["takeovers"] = int(live.get("takeovers") or 0) + 1
+            else:
+                live.update(online=bool(obj.get("online")), box=box, last_message=self.wall())
+        self._tell(room)
+        if bound is not None and box != bound:
+            raise _forged(room, box, bound)
+
+    def _refused(self, room: str, kind: str, e: Exception, *, box: str | None = None,
+                 game: int | None = None, seq: int | None = None) -> None:
+        """Record a refusal for the director's screens (the same refusal again only counts:
+        a room resends what was not acknowledged every two seconds) and, when it is about a
+        game of a box, for that box's acknowledgement (its host sees it)."""
+        en = getattr(e, "en", None) or getattr(e, "message_en", str(e))
+        ru = getattr(e, "ru", None) or getattr(e, "message_ru", "") or en
+        code = str(getattr(e, "code", "bad_message"))
+        with self._lock:
+            key = (room, kind, code, box, game, seq, en)
+            same = next((r for r in self.refusals if r["key"] == key), None)
+            if same is not None:
+                self.refusals.remove(same)
+                same["count"] += 1
+                same["at"] = self.wall()
+                self.refusals.append(same)
+            else:
+                log.warning("rooms: %s from %s refused: %s", kind, room, en)
+                self.refusals.append({"key": key, "room": room, "kind": kind, "code": code,
+                                      "box": box, "game": game, "seq": seq, "ru": ru,
+                                      "en": en, "at": self.wall(), "count": 1})
+                del self.refusals[:-50]
+            if box is not None and game is not None:
+                self._refusals_acked.setdefault(room, {}).setdefault(box, {})[str(game)] = {
+                    "kind": kind, "seq": seq, "code": code, "ru": ru, "en": en}
 
     def apply_events(self, room: str, msg: Mapping[str, Any]) -> int:
         """Apply the next events of a room's game; returns how many were new."""
@@ -280,91 +340,250 @@ class Director:
 
     def apply_runs(self, runs: Sequence[tuple[str, Mapping[str, Any]]],
                    strict: bool = False) -> int:
-        """Apply runs of events (several rooms, several games) in one transaction. A run
-        that is malformed or not this room's battle is refused alone (`strict`: raised)."""
+        """Apply runs of events (several rooms, several games) in one transaction, each run
+        under its own savepoint: a run that is malformed, forged, stale or that the battle
+        engine cannot fold is rolled back and refused alone (`strict`: raised), the others
+        commit. What the director remembers (acknowledgements, the battles folded so far,
+        the live cards) changes only after the commit, so it never runs ahead of the table,
+        and a failed commit leaves it where the table still is."""
         received = self.wall()
-        new: dict[tuple[str, str, int, str], list[Mapping[str, Any]]] = {}
+        stage = _Stage()
+        refusals: list[tuple[str, Exception, str | None, int | None, int | None]] = []
+        new = 0
         with self._lock:
-            last: dict[tuple[str, int], int] = {}
-            rows = []
-            for room, msg in runs:
-                try:
-                    messages.require(msg, "events", box=str, game=int, battle=str,
-                                     events=list)
-                    box, game, battle = msg["box"], msg["game"], msg["battle"]
-                    if self.t.room_of(battle) != room:
-                        raise Refused("Бой не назначен этому залу.",
-                                      "This battle is not assigned to this room.",
-                                      "not_assigned")
-                    if self._is_stale(room, msg):
-                        continue
-                except (messages.BadMessage, Refused) as e:
-                    if strict:
-                        raise
-                    self._refused(room, topics.EVENTS, e)
-                    continue
-                key = (box, game)
-                seq_now = last.get(key, self._acks.get(room, {}).get(box, {}).get(str(game), 0))
-                for ev in msg["events"]:
-                    seq = ev.get("seq") if isinstance(ev, dict) else None
-                    if not isinstance(seq, int) or seq <= seq_now:
-                        self.duplicates += 1
-                        continue
-                    if seq != seq_now + 1:
-                        break  # a gap: the acknowledgement asks for the rest again
-                    rows.append((box, game, seq, room, battle, str(ev["type"]),
-                                 int(ev["t_ns"]), _dumps(ev.get("payload") or {}),
-                                 _wall_of(ev, received), received))
-                    seq_now = seq
-                    new.setdefault((room, box, game, battle), []).append(ev)
-                last[key] = seq_now
-            if rows:
-                with self.db.write() as c:
-                    c.executemany(
-                        "INSERT INTO rooms_applied (box, game, seq, room, battle, type, t_ns, "
-                        "payload, wall, received) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
-            for (room, box, game, battle), evs in new.items():  # committed: now remember
-                self._acks.setdefault(room, {}).setdefault(box, {})[str(game)] = int(
-                    evs[-1]["seq"])
-                self._fold_live(room, box, game, battle, evs, received)
+            in_play = self.t.in_play()
+            with self.db.write() as c:
+                for room, msg in runs:
+                    c.execute("SAVEPOINT run")
+                    try:
+                        new += self._stage_run(c, stage, room, msg, in_play, received)
+                        if stage.run.stale:
+                            refusals.append((room, _withdrawn(), *_where(msg)))
+                    except Exception as e:
+                        c.execute("ROLLBACK TO run")
+                        stage.undo_last()
+                        if strict:
+                            raise
+                        err = e
+                        if not isinstance(e, messages.BadMessage | Refused):
+                            log.exception("rooms: events from %s failed", room)
+                            err = _internal(e)
+                        refusals.append((room, err, *_where(msg)))
+                    finally:
+                        c.execute("RELEASE run")
+                    stage.commit_last()
+            self._remember(stage, received)  # committed: now remember
+        for room, err, box, game, seq in refusals:
+            self._refused(room, topics.EVENTS, err, box=box, game=game, seq=seq)
         for room in dict.fromkeys(r for r, _ in runs):
             self._publish_ack(room)
-        for room in dict.fromkeys(k[0] for k in new):
+        for room in stage.cards:
             self._tell(room)
-        return len(rows)
+        return new
+
+    def _check_source(self, c: Any, stage: _Stage, room: str, box: str) -> None:
+        """A room writes only under the box id that first wrote with its code (until the
+        director adds the room again, which gives it a new code)."""
+        bound = stage.boxes.get(room) or self._boxes.get(room)
+        if bound is None:
+            if c.execute("UPDATE rooms_rooms SET box = ? WHERE room = ?", (box, room)
+                         ).rowcount == 0:
+                raise Refused("Такого зала нет в турнире.", "No such room in the tournament.",
+                              "unknown_room")
+            stage.run.boxes[room] = box
+        elif bound != box:
+            raise _forged(room, box, bound)
+
+    def _check_battle(self, c: Any, stage: _Stage, room: str, msg: Mapping[str, Any],
+                      in_play: Mapping[str, str], *, start: bool) -> str:
+        """The message's battle must be the room's current assignment, played as one game
+        of the room's box: "ok", "done" (a game whose result is in: what it repeats is
+        acknowledged again) or "stale" (a withdrawn assignment); anything else is refused.
+        `start`: the first events of the assignment may bind it to their game."""
+        box, game, battle, aid = msg["box"], msg["game"], msg["battle"], msg["assignment"]
+        if self.t.room_of(battle) != room:
+            raise Refused("Бой не назначен этому залу.",
+                          "This battle is not assigned to this room.", "not_assigned")
+        if game in self._results.get(room, {}).get(box, []):
+            return "done"
+        if aid != self.t.assignment_id(battle):
+            stage.run.stale.append((room, box, game))
+            return "stale"
+        played = stage.games.get(aid) or self._games.get(aid)
+        if played is None:
+            if not start or in_play.get(battle) != room:
+                raise Refused(f"Бой {battle} в этом зале уже не идёт.",
+                              f"Battle {battle} is no longer in play in this room.",
+                              "not_in_play")
+            c.execute("INSERT INTO rooms_games (assignment, room, box, game, battle) "
+                      "VALUES (?,?,?,?,?)", (aid, room, box, game, battle))
+            stage.run.games[aid] = (room, box, game)
+        elif played != (room, box, game):
+            raise Refused(f"Бой {battle} уже играется как игра {played[2]} бокса {played[1]}.",
+                          f"Battle {battle} is already played as game {played[2]} of box "
+                          f"{played[1]}.", "other_game")
+        return "ok"
+
+    def _stage_run(self, c: Any, stage: _Stage, room: str, msg: Mapping[str, Any],
+                   in_play: Mapping[str, str], received: float) -> int:
+        stage.begin()
+        messages.check_run(msg, self.event_types)
+        box, game, battle = msg["box"], msg["game"], msg["battle"]
+        self._check_source(c, stage, room, box)
+        if self._check_battle(c, stage, room, msg, in_play, start=True) != "ok":
+            self.duplicates += len(msg["events"])
+            return 0
+        key = (box, game)
+        seq_now = stage.acks.get(key, self._acks.get(room, {}).get(box, {}).get(str(game), 0))
+        todo = []
+        for ev in msg["events"]:
+            if ev["seq"] <= seq_now:
+                self.duplicates += 1
+                continue
+            if ev["seq"] != seq_now + 1:
+                break  # a gap: the acknowledgement asks for the rest again
+            todo.append(ev)
+            seq_now = ev["seq"]
+        if not todo:
+            return 0
+        # The battle engine folds them before anything is kept: an event it cannot fold
+        # (a known type with a payload it cannot read) refuses the whole message.
+        state = stage.states.get(key) or self._battles.get(key)
+        if state is None:
+            state = self._fold_table(c, battle, box, game)
+        for ev in todo:
+            try:
+                state = self.rules.evolve(state, Event(ev["type"], ev["t_ns"], ev["payload"]))
+            except Exception as e:
+                raise Refused(
+                    f"Событие seq {ev['seq']} ({ev['type']}) не складывается в бой: "
+                    f"{type(e).__name__}", f"Event seq {ev['seq']} ({ev['type']}) cannot be "
+                    f"folded into the battle: {type(e).__name__}", "unfoldable") from e
+        try:
+            view = self.rules.view(state, "board")
+            card = _card(view)
+        except Exception as e:
+            raise Refused("После этих событий бой не показывается: "
+                          f"{type(e).__name__}", "The battle cannot be shown after these "
+                          f"events: {type(e).__name__}", "unfoldable") from e
+        c.executemany(
+            "INSERT INTO rooms_applied (box, game, seq, room, battle, type, t_ns, payload, "
+            "wall, received) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            [(box, game, ev["seq"], room, battle, ev["type"], ev["t_ns"],
+              _dumps(ev["payload"]), _wall_of(ev, received), received) for ev in todo])
+        stage.run.acks[key] = seq_now
+        stage.run.states[key] = state
+        stage.run.cards[room] = {
+            "box": box, "game": game, "battle": battle, "last_message": received,
+            "lag_s": max(0.0, received - _wall_of(todo[-1], received)), "online": True,
+            **card}
+        stage.run.rooms[key] = room
+        return len(todo)
+
+    def _fold_table(self, c: Any, battle: str, box: str, game: int) -> Any:
+        """A game's battle folded from what the table holds (this transaction's rows too):
+        once per game after a start, never per message."""
+        state = self.rules.initial(self.t.setup(battle))
+        for ty, t_ns, payload in c.execute(
+                "SELECT type, t_ns, payload FROM rooms_applied WHERE box = ? AND game = ? "
+                "ORDER BY seq", (box, game)):
+            state = self.rules.evolve(state, Event(str(ty), int(t_ns), json.loads(payload)))
+        return state
+
+    def _remember(self, stage: _Stage, received: float) -> None:
+        """After the commit: what the table now holds, in memory too."""
+        for room, box in stage.boxes.items():
+            self._boxes[room] = box
+        self._games.update(stage.games)
+        for room, box, game in stage.stale:
+            self._stale.setdefault(room, {}).setdefault(box, set()).add(game)
+        for key, seq in stage.acks.items():
+            room = stage.rooms[key]
+            self._acks.setdefault(room, {}).setdefault(key[0], {})[str(key[1])] = seq
+            self._refusals_acked.get(room, {}).get(key[0], {}).pop(str(key[1]), None)
+        for room, card in stage.cards.items():
+            key = (card["box"], card["game"])
+            shown = self.live.get(room)
+            if shown is not None and (shown.get("box"), shown.get("game")) != key:
+                # one battle state per room: the one it plays now (an earlier one folds again
+                # from rooms_applied if its events ever come back), not one per battle all
+                # evening
+                self._battles.pop((shown.get("box"), shown.get("game")), None)  # type: ignore[arg-type]
+            self.live.setdefault(room, {"room": room}).update(card)
+        self._battles.update(stage.states)
 
     def apply_result(self, room: str, msg: Mapping[str, Any]) -> bool:
-        """Apply a room's result once; True when it advanced the bracket now."""
-        messages.require(msg, "result", box=str, game=int, battle=str, summary=dict,
-                         last_seq=int)
-        box, game, battle = msg["box"], msg["game"], msg["battle"]
-        if "events" in msg:  # carried by file: its events come with it
-            self.apply_events(room, {"box": box, "game": game, "battle": battle,
-                                     "events": msg["events"]})
+        """Apply a room's result once; True when it advanced the bracket now. Refused unless
+        it is the result of the very game the director folded for the room's current
+        assignment, with the summary the director's own fold of that game gives."""
+        where = _where(msg)
+
+        def refuse(e: Exception) -> None:
+            self._refused(room, topics.RESULT, e, box=where[0], game=where[1])
+
+        try:
+            messages.check_result(msg)
+            if "events" in msg:  # carried by file: its events come with it, as runs
+                events = msg["events"]
+                if not isinstance(events, list):
+                    raise messages.BadMessage("«result»: «events» — не список",
+                                              "result: 'events' is not a list")
+                head = {k: msg.get(k) for k in ("box", "game", "battle", "assignment")}
+                for i in range(0, len(events), messages.MAX_EVENTS_PER_MESSAGE):
+                    self.apply_events(room, {**head, "events": events[
+                        i:i + messages.MAX_EVENTS_PER_MESSAGE]})
+        except (messages.BadMessage, Refused) as e:
+            refuse(e)
+            raise
+        box, game, battle = str(msg["box"]), int(msg["game"]), str(msg["battle"])
         with self._lock:
-            if game in self._results.get(room, {}).get(box, []):
+            stage = _Stage()
+            stage.begin()
+            try:
+                with self.db.write() as c:
+                    self._check_source(c, stage, room, box)
+                    verdict = self._check_battle(c, stage, room, msg, {}, start=False)
+                stage.commit_last()
+                self._remember(stage, self.wall())
+            except (messages.BadMessage, Refused) as e:
+                refuse(e)
+                raise
+            if verdict == "done":
                 self.duplicates += 1
+                self._publish_ack(room)
+                return False
+            if verdict == "stale":
+                refuse(_withdrawn())
                 self._publish_ack(room)
                 return False
             have = self._acks.get(room, {}).get(box, {}).get(str(game), 0)
             if have < msg["last_seq"]:
                 return False  # its events first; the room sends the result again
-            if self.t.room_of(battle) != room:
-                raise Refused("Бой не назначен этому залу.",
-                              "This battle is not assigned to this room.", "not_assigned")
-            if self._is_stale(room, msg):
-                self._refused(room, topics.RESULT, Refused(
-                    "Итог боя, который директор отменил, не принят.",
-                    "The result of a battle the director withdrew was not applied.", "stale"))
+            state = self._battles.get((box, game))
+            if state is None:
+                with self.db.lock:
+                    state = self._fold_table(self.db.conn, battle, box, game)
+            if _plain(self.rules.summary(state)) != _plain(msg["summary"]):
+                mismatch = Refused(
+                    "Итог не совпадает с событиями боя, которые получил директор.",
+                    "The result does not match the battle's events the director received.",
+                    "result_mismatch")
+                refuse(mismatch)
                 self._publish_ack(room)
-                return False
+                raise mismatch
             # The tournament's log first (it ignores a battle already done), then ours.
-            self.t.record(battle, msg["summary"], {"box": box, "game": game, "room": room})
+            try:
+                self.t.record(battle, msg["summary"], {"box": box, "game": game, "room": room})
+            except Refused as e:
+                refuse(e)
+                self._publish_ack(room)
+                raise
             with self.db.write() as c:
                 c.execute("INSERT INTO rooms_results (box, game, room, battle, sha256, payload, "
                           "received) VALUES (?,?,?,?,?,?,?)",
                           (box, game, room, battle, msg["sha256"], _dumps(msg), self.wall()))
             self._results.setdefault(room, {}).setdefault(box, []).append(game)
+            self._refusals_acked.get(room, {}).get(box, {}).pop(str(game), None)
             self._battles.pop((box, game), None)  # played: its live state is not needed
             live = self.live.setdefault(room, {"room": room})
             live["finished"] = battle
@@ -374,39 +593,6 @@ class Director:
         return True
 
     # -- live view -------------------------------------------------------------------------
-    def _fold_live(self, room: str, box: str, game: int, battle: str,
-                   new: Sequence[Mapping[str, Any]], received: float) -> None:
-        key = (box, game)
-        shown = self.live.get(room)
-        if shown is not None and (shown.get("box"), shown.get("game")) != key:
-            # one battle state per room: the one it plays now (an earlier one folds again
-            # from rooms_applied if its events ever come back), not one per battle all evening
-            self._battles.pop((shown.get("box"), shown.get("game")), None)  # type: ignore[arg-type]
-        state = self._battles.get(key)
-        if state is None:
-            state = self.rules.initial(self.t.setup(battle))
-            for ty, t_ns, payload in self.db.query(
-                    "SELECT type, t_ns, payload FROM rooms_applied WHERE box = ? AND game = ? "
-                    "ORDER BY seq", (box, game)):
-                state = self.rules.evolve(state, Event(str(ty), int(t_ns),  # type: ignore
-                                                       json.loads(str(payload))))
-        else:
-            for e in new:
-                state = self.rules.evolve(state, Event(str(e["type"]), int(e["t_ns"]),
-                                                       e.get("payload") or {}))
-        self._battles[key] = state
-        view = self.rules.view(state, "board")
-        live = self.live.setdefault(room, {"room": room})
-        last = new[-1] if new else None
-        live.update({
-            "box": box, "game": game, "battle": battle, "last_message": received,
-            "lag_s": None if last is None else max(0.0, received - _wall_of(last, received)),
-            "phase": view.get("phase"),
-            "players": [{"name": p["name"], "score": p["score"]} for p in view["players"]],
-            "theme": (view.get("theme") or {}).get("name"), "value": view.get("value"),
-            "answering": view.get("answering"), "online": True,
-        })
-
     def _tell(self, room: str) -> None:
         with self._lock:
             snapshot = dict(self.live.get(room) or {"room": room})
@@ -428,7 +614,9 @@ class Director:
                     "broker": None if self.broker is None else {
                         "host": self.broker.host, "port": self.broker.port},
                     "rooms": rooms, "bracket": self.t.view(),
-                    "duplicates": self.duplicates, "refusals": list(self.refusals[-10:])}
+                    "duplicates": self.duplicates,
+                    "refusals": [{k: v for k, v in r.items() if k != "key"}
+                                 for r in self.refusals[-10:]]}
 
     def import_result(self, obj: Mapping[str, Any]) -> bool:
         """A result carried on a USB stick: the same checks and the same once-only rule."""
@@ -454,3 +642,111 @@ def _wall_of(e: Mapping[str, Any], default: float) -> float:
         except ValueError:
             return default
     return default
+
+
+class _Stage:
+    """What a transaction of runs will make the director remember once it commits: the
+    runs kept so far, and the one being applied (dropped when its savepoint rolls back)."""
+
+    def __init__(self) -> None:
+        self.done: list[_Run] = []
+        self.run = _Run()
+
+    def begin(self) -> None:
+        self.run = _Run()
+
+    def undo_last(self) -> None:
+        self.run = _Run()
+
+    def commit_last(self) -> None:
+        self.done.append(self.run)
+        self.run = _Run()
+
+    def _merged(self, name: str) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
+        for r in [*self.done, self.run]:
+            out.update(getattr(r, name))
+        return out
+
+    @property
+    def boxes(self) -> dict[str, str]:
+        return self._merged("boxes")
+
+    @property
+    def games(self) -> dict[str, tuple[str, str, int]]:
+        return self._merged("games")
+
+    @property
+    def acks(self) -> dict[tuple[str, int], int]:
+        return self._merged("acks")
+
+    @property
+    def states(self) -> dict[tuple[str, int], Any]:
+        return self._merged("states")
+
+    @property
+    def cards(self) -> dict[str, dict[str, Any]]:
+        return self._merged("cards")
+
+    @property
+    def rooms(self) -> dict[tuple[str, int], str]:
+        return self._merged("rooms")
+
+    @property
+    def stale(self) -> list[tuple[str, str, int]]:
+        return [x for r in [*self.done, self.run] for x in r.stale]
+
+
+class _Run:
+    __slots__ = ("acks", "boxes", "cards", "games", "rooms", "stale", "states")
+
+    def __init__(self) -> None:
+        self.boxes: dict[str, str] = {}
+        self.games: dict[str, tuple[str, str, int]] = {}
+        self.acks: dict[tuple[str, int], int] = {}
+        self.states: dict[tuple[str, int], Any] = {}
+        self.cards: dict[str, dict[str, Any]] = {}
+        self.rooms: dict[tuple[str, int], str] = {}
+        self.stale: list[tuple[str, str, int]] = []
+
+
+def _card(view: Mapping[str, Any]) -> dict[str, Any]:
+    """What a room's live card shows of the battle's board view."""
+    return {"phase": view.get("phase"),
+            "players": [{"name": p["name"], "score": p["score"]} for p in view["players"]],
+            "theme": (view.get("theme") or {}).get("name"), "value": view.get("value"),
+            "answering": view.get("answering")}
+
+
+def _plain(obj: Any) -> Any:
+    """`obj` as JSON gives it back (tuples as lists), to compare two summaries."""
+    return json.loads(json.dumps(obj, ensure_ascii=False))
+
+
+def _where(msg: Mapping[str, Any]) -> tuple[str | None, int | None, int | None]:
+    """The box, game and first event of a message, as far as they are readable."""
+    box, game, events = msg.get("box"), msg.get("game"), msg.get("events")
+    seq = events[0].get("seq") if isinstance(events, list) and events and isinstance(
+        events[0], dict) else None
+    return (box if isinstance(box, str) and len(box) <= messages.MAX_NAME else None,
+            game if isinstance(game, int) and not isinstance(game, bool) else None,
+            seq if isinstance(seq, int) and not isinstance(seq, bool) else None)
+
+
+def _forged(room: str, box: str, bound: str) -> Refused:
+    return Refused(f"С кодом зала {room} пишет бокс {box}, а зал — бокс {bound}: "
+                   "его сообщения не приняты.",
+                   f"Box {box} writes with {room}'s code, but the room is box {bound}: "
+                   "its messages are refused.", "forged_box")
+
+
+def _internal(e: Exception) -> Refused:
+    return Refused(f"Директор не смог применить сообщение: {type(e).__name__}",
+                   f"The director could not apply the message: {type(e).__name__}",
+                   "internal")
+
+
+def _withdrawn() -> Refused:
+    return Refused("Этот бой директор отменил и назначил заново: его игра больше не "
+                   "принимается.", "The director withdrew this battle and assigned it "
+                   "again: this game of it is no longer applied.", "stale")

@@ -26,6 +26,14 @@ log = logging.getLogger("svoyak.rooms")
 
 KEEPALIVE_S = 5
 SESSION_EXPIRY_S = 2 * 24 * 3600
+# Two clients with one room's code take its connection from each other: the broker gives a
+# client id (the code's user name, `use_username_as_clientid`) to the newest connection and
+# closes the older one, and Mosquitto 2.0 cannot be told to refuse the newcomer instead, nor
+# does it say why it closed the old one. So a link whose connections keep ending within
+# SHORT_S of being made, FLAPS times in a row, stops connecting and says so, rather than put
+# the other client off in turn for ever; the host connects it again (`reconnect`).
+SHORT_S = 5.0
+FLAPS = 3
 QOS = 1
 
 
@@ -54,8 +62,16 @@ class Link:
         self.persistent = persistent
         self.connected = False
         self.refused: str | None = None  # the broker's reason when it turned us away
+        # Another client connected with our credentials and the broker put us off: this link
+        # then stays down (connecting again would put the other off in turn, for ever) until
+        # `reconnect()` or a restart of the link.
+        self.taken_over = False
+        self.takeovers = 0  # connections lost soon after they were made
+        self._short = 0  # ... in a row
+        self._connected_at = 0.0
         self.last_change = time.time()
         self.published = 0
+        self._stopping = False
         self._cond = threading.Condition()
         c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=broker.username,
                         protocol=mqtt.MQTTv5)
@@ -81,10 +97,20 @@ class Link:
         return self
 
     def stop(self, last: tuple[str, bytes] | None = None) -> None:
+        self._stopping = True
         if last is not None and self.connected:
             self.client.publish(last[0], last[1], qos=QOS, retain=True).wait_for_publish(2)
         self.client.disconnect()
         self.client.loop_stop()
+
+    def reconnect(self) -> None:
+        """Connect again after a takeover (the host's choice: the other box is gone)."""
+        if self.taken_over:
+            self.taken_over = False
+            self._short = 0
+            self.client.loop_stop()
+            self._stopping = False
+            self.start()
 
     def wait_connected(self, timeout_s: float) -> bool:
         with self._cond:
@@ -110,6 +136,7 @@ class Link:
             log.warning("rooms link: the broker refused %s: %s", self.broker.username, reason)
             return
         self.refused = None
+        self._connected_at = time.monotonic()
         for topic in self.subscriptions:
             client.subscribe(topic, qos=QOS)
         with self._cond:
@@ -123,8 +150,22 @@ class Link:
             except Exception:
                 log.exception("rooms link: on_up failed")
 
-    def _on_disconnect(self, _c: mqtt.Client, _ud: Any, _flags: Any, reason: Any,
+    def _on_disconnect(self, client: mqtt.Client, _ud: Any, _flags: Any, reason: Any,
                        _props: Any) -> None:
+        if self.connected and not self._stopping:
+            if time.monotonic() - self._connected_at < SHORT_S:
+                self.takeovers += 1
+                self._short += 1
+            else:
+                self._short = 0
+            if self._short >= FLAPS:
+                self.taken_over = True
+                log.error("rooms link (%s): the broker closed %d connections in a row right "
+                          "after making them: another client uses these credentials. This "
+                          "box stays off the broker until asked to connect again",
+                          self.broker.username, self._short)
+                # called on paho's own thread, loop_stop() only ends its loop (no reconnect)
+                client.loop_stop()
         with self._cond:
             if self.connected:
                 log.warning("rooms link down (%s): %s", self.broker.username, reason)

@@ -14,6 +14,12 @@ from typing import Any
 
 VERSION = 1
 MAX_EVENTS_PER_MESSAGE = 200
+# A message is at most what the broker takes (its max_packet_size); nothing of ours nests
+# deeper than a handful of levels, so a deeper one is refused before anything walks it.
+MAX_BYTES = 1 << 20
+MAX_DEPTH = 16
+MAX_INT = (1 << 63) - 1  # SQLite's INTEGER: t_ns, seq and game are stored as one
+MAX_NAME = 64  # a box id, a battle id, an assignment id, an event type
 
 
 class BadMessage(ValueError):
@@ -46,11 +52,19 @@ def encode(obj: Mapping[str, Any]) -> bytes:
 
 
 def decode(raw: bytes | str, *, kind: str, sealed_: bool = False) -> dict[str, Any]:
-    """A payload as a dict; `sealed_` checks its checksum. Raises `BadMessage`."""
+    """A payload as a dict; `sealed_` checks its checksum. Raises `BadMessage`, and only
+    that: too large, too deeply nested (before the checksum or anything else recurses into
+    it) or not JSON at all are refusals like any other."""
+    if len(raw) > MAX_BYTES:
+        raise BadMessage(f"«{kind}»: больше {MAX_BYTES} байт", f"{kind}: over {MAX_BYTES} bytes")
     try:
         obj = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise BadMessage(f"«{kind}»: не JSON ({e})", f"{kind}: not JSON ({e})") from e
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
+        raise BadMessage(f"«{kind}»: не JSON ({str(e)[:80]})",
+                         f"{kind}: not JSON ({str(e)[:80]})") from e
+    if too_deep(obj, MAX_DEPTH):
+        raise BadMessage(f"«{kind}»: вложенность глубже {MAX_DEPTH} уровней",
+                         f"{kind}: nested deeper than {MAX_DEPTH} levels")
     if not isinstance(obj, dict):
         raise BadMessage(f"«{kind}»: ожидался объект JSON", f"{kind}: expected a JSON object")
     if obj.get("v") != VERSION:
@@ -92,3 +106,89 @@ def require(obj: Mapping[str, Any], kind: str, **types: type | tuple[type, ...])
         if not isinstance(v, t) or isinstance(v, bool) and t is not bool:
             raise BadMessage(f"«{kind}»: поле «{key}» отсутствует или неверно",
                              f"{kind}: field {key!r} is missing or wrong")
+
+
+def too_deep(obj: Any, limit: int) -> bool:
+    """Whether `obj` nests lists and objects deeper than `limit` (walked without recursion,
+    so a hostile message cannot make the walk itself raise)."""
+    stack: list[tuple[Any, int]] = [(obj, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth >= limit:
+            return True
+        stack.extend((c, depth + 1) for c in children)
+    return False
+
+
+def _bad(kind: str, ru: str, en: str) -> BadMessage:
+    return BadMessage(f"«{kind}»: {ru}", f"{kind}: {en}")
+
+
+def _name(obj: Mapping[str, Any], key: str, kind: str) -> str:
+    v = obj.get(key)
+    if not isinstance(v, str) or not 0 < len(v) <= MAX_NAME:
+        raise _bad(kind, f"поле «{key}» отсутствует или неверно",
+                   f"field {key!r} is missing or wrong")
+    return v
+
+
+def _whole(obj: Mapping[str, Any], key: str, kind: str, low: int = 0) -> int:
+    v = obj.get(key)
+    if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= MAX_INT:
+        raise _bad(kind, f"поле «{key}» — не целое число от {low} до 2⁶³−1",
+                   f"field {key!r} is not a whole number from {low} to 2^63-1")
+    return v
+
+
+def check_run(msg: Mapping[str, Any], event_types: frozenset[str] | None = None) -> None:
+    """An events message checked whole (its fields, then every event's: seq a whole number
+    from 1, t_ns a whole number in SQLite's range, a known type, a payload object) before
+    the director commits any of it. Raises `BadMessage` naming the first fault."""
+    kind = "events"
+    _name(msg, "box", kind)
+    _whole(msg, "game", kind, 1)
+    _name(msg, "battle", kind)
+    _name(msg, "assignment", kind)
+    events = msg.get("events")
+    if not isinstance(events, list) or not 0 < len(events) <= MAX_EVENTS_PER_MESSAGE:
+        raise _bad(kind, f"«events» — не список от 1 до {MAX_EVENTS_PER_MESSAGE} событий",
+                   f"'events' is not a list of 1 to {MAX_EVENTS_PER_MESSAGE} events")
+    for i, ev in enumerate(events):
+        if not isinstance(ev, dict):
+            raise _bad(kind, f"событие {i} — не объект", f"event {i} is not an object")
+        seq = _whole(ev, "seq", kind, 1)
+        where = f"событие seq {seq}", f"event seq {seq}"
+        try:
+            _whole(ev, "t_ns", kind)
+            ty = _name(ev, "type", kind)
+        except BadMessage as e:
+            raise _bad(kind, f"{where[0]}: {e.ru.split(': ', 1)[1]}",
+                       f"{where[1]}: {e.en.split(': ', 1)[1]}") from None
+        if event_types is not None and ty not in event_types:
+            raise _bad(kind, f"{where[0]}: неизвестный тип {ty!r}",
+                       f"{where[1]}: unknown type {ty!r}")
+        if not isinstance(ev.get("payload"), dict):
+            raise _bad(kind, f"{where[0]}: «payload» — не объект",
+                       f"{where[1]}: 'payload' is not an object")
+        wall = ev.get("wall")
+        if wall is not None and not (isinstance(wall, str) and len(wall) <= MAX_NAME):
+            raise _bad(kind, f"{where[0]}: «wall» — не время ISO 8601",
+                       f"{where[1]}: 'wall' is not an ISO 8601 time")
+
+
+def check_result(msg: Mapping[str, Any]) -> None:
+    """A result message's fields (its checksum is `decode`'s)."""
+    kind = "result"
+    _name(msg, "box", kind)
+    _whole(msg, "game", kind, 1)
+    _name(msg, "battle", kind)
+    _name(msg, "assignment", kind)
+    _whole(msg, "last_seq", kind, 1)
+    if not isinstance(msg.get("summary"), dict):
+        raise _bad(kind, "«summary» — не объект", "'summary' is not an object")

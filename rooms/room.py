@@ -50,6 +50,9 @@ class RoomBox:
         self._progress: dict[int, float] = {}
         self._result_sent: dict[int, float] = {}
         self.last_ack: float | None = None
+        # What the director refused of this box's games (its acknowledgement says why): the
+        # host's screens show it, in the director's words.
+        self.refused: dict[int, dict[str, Any]] = {}
         self.link = Link(broker, subscriptions=[topics.down_all(room)],
                          on_message=self._on_message, on_up=self._on_up,
                          will=(topics.up(room, topics.STATUS), self._status_payload(False)))
@@ -93,6 +96,8 @@ class RoomBox:
         a = self.assignment()
         return {"role": "room", "room": self.room, "box": self.box,
                 "connected": self.link.connected, "refused": self.link.refused,
+                "taken_over": self.link.taken_over,
+                "director_refused": [{"game": g, **r} for g, r in sorted(self.refused.items())],
                 "since": self.link.last_change, "last_ack": self.last_ack,
                 "unacknowledged": pending, "assignment": a, "games": self.games(),
                 "battle_game": self.game_of(_id(a)) if a else None}
@@ -127,6 +132,10 @@ class RoomBox:
         game = int(self.loop.new_game("battle", a["setup"], also=outbox).result(10))
         self._kick.set()
         return game
+
+    def reconnect(self) -> None:
+        """The host's "connect again" after another box took the room's link."""
+        self.link.reconnect()
 
     def import_assignment(self, obj: dict[str, Any]) -> None:
         """An assignment carried by file (no network): checked, then kept as if received."""
@@ -200,6 +209,11 @@ class RoomBox:
         if stale:  # the director withdrew these battles (a correction): stop sending them
             log.warning("rooms: the director no longer takes games %s", sorted(stale))
         results |= stale
+        refused = (obj.get("refused") or {}).get(self.box) or {}
+        ours = {g["game"] for g in self.games()}  # a game forged under our box id is not
+        self.refused = {int(g): {k: r.get(k) for k in ("kind", "seq", "code", "ru", "en")}
+                        for g, r in refused.items()
+                        if isinstance(r, dict) and str(g).isdigit() and int(g) in ours}
         now = time.monotonic()
         with self.db.write() as c:
             for game, seq in mine.items():

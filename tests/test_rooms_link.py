@@ -424,3 +424,79 @@ def test_a_room_joined_while_the_broker_runs_gets_in_after_the_reload(
     finally:
         passwd.unlink()
         passwd.write_bytes(saved)
+
+
+def test_a_second_box_with_the_same_code_does_not_fight_for_the_link(broker: Any) -> None:
+    """Mosquitto gives a client id to the newest connection (`use_username_as_clientid`: a
+    room's code is its client id), closes the older one without saying why, and cannot be
+    told to refuse the newcomer instead. So the link gives way: when its connections keep
+    ending right after they were made, it stays off and says so, and the other client keeps
+    the connection, instead of the two putting each other off for ever."""
+    from rooms.link import FLAPS, Link
+
+    first = Link(creds(broker, "room1"), subscriptions=[], on_message=lambda *a: None).start()
+    assert first.wait_connected(10)
+    second = Link(creds(broker, "room1"), subscriptions=[], on_message=lambda *a: None)
+    try:
+        second.start()
+        wait(lambda: first.taken_over or second.taken_over, timeout_s=60,
+             what="one link giving way")
+        loser, winner = (first, second) if first.taken_over else (second, first)
+        wait(lambda: winner.connected, what="the other keeping the connection")
+        changes = winner.last_change
+        time.sleep(6)  # several reconnect delays: nobody comes back to fight
+        assert loser.taken_over and not loser.connected and not winner.taken_over
+        assert winner.connected and winner.last_change == changes  # not put off again
+        assert first.takeovers + second.takeovers <= 2 * FLAPS
+        # The host asks to connect again (the other box is gone): it does.
+        winner.stop()
+        loser.reconnect()
+        assert loser.wait_connected(10) and not loser.taken_over
+    finally:
+        first.stop()
+        second.stop()
+
+
+def test_director_refuses_a_second_box_under_a_rooms_code(broker: Any, tmp_path: Path) -> None:
+    """The director takes a room's messages only from the box that first wrote with its
+    code: another box id (a forged one, or a second box given the same code) is refused
+    and shown, and its status marks the room's card."""
+    director = Director(broker=None, store_path=tmp_path / "dir.db")
+    director.draw(ENTRIES, seed=9)
+    director.add_room("room1")
+    battle = director.in_play("room1")
+    assert battle is not None
+    aid = director.t.assignment_id(battle)
+    ev = {"seq": 1, "t_ns": 1, "type": "announced", "payload": {}}
+
+    def run(box: str, game: int = 1) -> dict[str, Any]:
+        return {"v": 1, "box": box, "game": game, "battle": battle, "assignment": aid,
+                "events": [ev]}
+
+    try:
+        # The first box's broken event binds nothing: refused, nothing kept.
+        assert director.apply_runs([("room1", run("boxA"))]) == 0
+        assert [r["code"] for r in director.refusals] == ["unfoldable"]
+        assert director.db.query("SELECT count(*) FROM rooms_applied") == [(0,)]
+        assert director.db.query("SELECT box FROM rooms_rooms") == [(None,)]
+        ok = {"seq": 1, "t_ns": 5, "type": "advanced", "payload": {"theme": 0, "number": 0}}
+        assert director.apply_runs([("room1", {**run("boxA"), "events": [ok]})]) == 1
+        assert director.db.query("SELECT box FROM rooms_rooms") == [("boxA",)]
+        # Another box id now: refused (and the one after it in the same batch applies).
+        ok2 = {**ok, "seq": 2, "t_ns": 6}
+        assert director.apply_runs([("room1", {**run("boxB"), "events": [ok2]}),
+                                    ("room1", {**run("boxA"), "events": [ok2]})]) == 1
+        assert director.refusals[-1]["code"] == "forged_box"
+        assert director.ack("room1")["acks"] == {"boxA": {"1": 2}}
+        # A second game of the same assignment from the right box: refused too.
+        assert director.apply_runs([("room1", {**run("boxA", 2), "events": [ok]})]) == 0
+        assert director.refusals[-1]["code"] == "other_game"
+        director._ingest([(topics.up("room1", topics.STATUS), messages.encode(
+            {"v": 1, "room": "room1", "box": "boxB", "online": True}))])
+        assert director.live["room1"]["intruder"] == "boxB"
+        assert director.refusals[-1]["code"] == "forged_box"
+        # A new code for the room (added again): the next box to write is the room's.
+        director.rejoin("room1")
+        assert director.db.query("SELECT box FROM rooms_rooms") == [(None,)]
+    finally:
+        director.close()

@@ -106,6 +106,19 @@ def start() -> Any:
         return jsonify({"ok": False, "refused": r.to_json()}), 409
 
 
+@bp.post("/rooms/reconnect")
+def reconnect() -> Any:
+    """The room's host connects the box to the broker again after another box with the
+    room's code took its link (the link stays off rather than fight it)."""
+    _host()
+    lk = link()
+    if lk is None or role() != "room":
+        return _refused("Этот бокс — не зал турнира.", "This box is not a tournament room.",
+                        "not_a_room")
+    lk.reconnect()
+    return jsonify({"ok": True})
+
+
 @bp.get("/admin/rooms/assignment/<room>.json")
 def export_assignment(room: str) -> Any:
     """A room's assignment as a sealed file (director), for a room with no network."""

@@ -15,9 +15,15 @@
       try {
         const st = await (await fetch("/rooms/status.json", {cache: "no-store"})).json();
         const down = st.role === "room" && !st.connected;
-        banner.hidden = !down;
-        if (down) banner.textContent = st.refused ? t("rooms.link_refused", {why: st.refused})
-          : t("rooms.host_link_down", {n: st.unacknowledged});
+        const refused = st.role === "room" ? (st.director_refused || []) : [];
+        const lines = [];
+        if (down) lines.push(st.taken_over ? t("rooms.taken_over")
+          : st.refused ? t("rooms.link_refused", {why: st.refused})
+          : t("rooms.host_link_down", {n: st.unacknowledged}));
+        for (const r of refused) lines.push(t("rooms.director_refused", {game: r.game, why: S.lang === "en" ? r.en : r.ru || r.en}));
+        banner.hidden = lines.length === 0;
+        banner.textContent = lines.join(" ");
+        banner.dataset.refused = String(refused.length);
         document.body.dataset.roomsLink = st.role === "room" ? (st.connected ? "up" : "down") : "";
       } catch (_) { /* the offline banner already says the box is unreachable */ }
     }

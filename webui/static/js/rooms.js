@@ -15,6 +15,7 @@ function ago(wall) {
 function linkText(st) {
   if (st.role === "director") return st.connected ? t("rooms.broker_up") : t("rooms.broker_down");
   if (st.connected) return t("rooms.link_up");
+  if (st.taken_over) return t("rooms.taken_over");
   if (st.refused) return t("rooms.link_refused", {why: st.refused});
   return t("rooms.link_down");
 }
@@ -52,7 +53,8 @@ function renderDirector(st) {
   const body = $r("rooms-body");
   body.replaceChildren(...st.rooms.map((r) => el("tr", {dataset: {room: r.room}},
     el("td", {text: r.room}), el("td", {text: r.box || "—"}),
-    el("td", {text: r.online ? t("rooms.online") : t("rooms.offline")}),
+    el("td", {text: (r.online ? t("rooms.online") : t("rooms.offline"))
+      + (r.intruder ? " · " + t("rooms.intruder", {box: r.intruder, n: r.takeovers || 1}) : "")}),
     el("td", {text: ago(r.last_message)}),
     el("td", {text: r.lag_s == null ? "—" : t("rooms.seconds", {n: r.lag_s.toFixed(2)})}),
     el("td", {text: r.in_play ? battleText(r) : t("rooms.free")}),
@@ -61,7 +63,10 @@ function renderDirector(st) {
   const refusals = st.refusals || [];
   $r("refusals").hidden = refusals.length === 0;
   $r("refusals-list").replaceChildren(...refusals.slice().reverse().map((x) =>
-    el("li", {text: `${x.room} · ${ago(x.at)} · ${S.lang === "en" ? x.en : x.ru || x.en}`})));
+    el("li", {dataset: {code: x.code}, text: [x.room, ago(x.at),
+      x.box ? t("rooms.refused_game", {box: x.box, game: x.game ?? "—"}) : "",
+      S.lang === "en" ? x.en : x.ru || x.en,
+      x.count > 1 ? t("rooms.times", {n: x.count}) : ""].filter(Boolean).join(" · ")})));
 }
 
 function renderRoom(st) {
@@ -72,6 +77,9 @@ function renderRoom(st) {
                                    : t("rooms.no_assignment");
   $r("start-battle").disabled = !a;
   $r("unacked").textContent = t("rooms.unacknowledged", {n: st.unacknowledged});
+  $r("reconnect").hidden = !st.taken_over;
+  $r("director-refused").replaceChildren(...(st.director_refused || []).map((r) =>
+    el("li", {text: t("rooms.director_refused", {game: r.game, why: S.lang === "en" ? r.en : r.ru || r.en})})));
   $r("results").replaceChildren(...(st.games || []).map((g) => el("p", {},
     el("a", {href: "/admin/rooms/result/" + g.game + ".json",
              text: t("rooms.download_result", {battle: g.battle, game: g.game})}),
@@ -93,6 +101,10 @@ function adminPage() {
     const res = await post("/rooms/start");
     $r("start-result").textContent = res.ok ? t("rooms.started") : refusalText(res);
     if (res.ok) setTimeout(() => { location.href = "/host"; }, 600);
+  });
+  $r("reconnect")?.addEventListener("click", async () => {
+    await post("/rooms/reconnect");
+    adminTick();
   });
   document.querySelectorAll("form[data-action]").forEach((form) => {
     form.addEventListener("submit", async (e) => {
