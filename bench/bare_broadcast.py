@@ -17,10 +17,11 @@ with the question number set to the one asked for. Two ways to ask:
   the decision, the commits, the hand-off to the notifier thread, the views;
 - the same with ``"commit": true`` (the durable floor): the waiter also commits, the way the
   box's log does (a row in SQLite, WAL, in ``--db``, which the bench puts on the real
-  server's file system), the press when it takes it (``synchronous=FULL``: an fsync) and
-  the answerer after the deadline (``synchronous=NORMAL``: a deadline's decision waits for
-  no fsync, `Store.append`), before broadcasting: the box tells the screens only what its
-  log holds, so these two commits are the disk's part of the real path.
+  server's file system), the press when it takes it (``synchronous=FULL``: an fsync), before
+  the deadline, and the answerer right after broadcasting it (``synchronous=NORMAL``: a
+  deadline's decision waits for no fsync, `Store.append`, and the box tells the screens
+  before that commit, `GameLoop.subscribe` with ``ahead``): the press's commit is the disk's
+  part of the real path, the answerer's shares the cores with the broadcast.
 
     python bench/bare_broadcast.py --port 5055 [--settle-ms 10] [--db floor.db]
 """
@@ -98,9 +99,9 @@ def create(settle_ns: int, log_path: Path | None) -> Flask:
                 log.commit(ROW)  # the press
             with contextlib.suppress(queue.Empty):
                 inbox.get(timeout=max(0.0, (deadline - time.monotonic_ns()) / 1e9))
-            if durable and log is not None:
-                log.commit(ROW, durable=False)  # the answerer: a deadline's decision
             send(q)
+            if durable and log is not None:  # the answerer, a deadline's decision: the box
+                log.commit(ROW, durable=False)  # tells the screens before this commit
 
     threading.Thread(target=waiter, name="settle-waiter", daemon=True).start()
 

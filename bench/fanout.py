@@ -6,9 +6,9 @@ worker), with the same clients: 1 host, 1 board and N phones spread over the thr
 
 - The real `svoyak serve --simulate`: for each question the host announces the value, a
   press is injected through the simulator's hook (``POST /api/sim/press``: the GPIO
-  adapter's path, the press's commit, the settle window, the answerer's commit with
-  synchronous=FULL, the views), and we time from just before the request to the moment
-  each client holds the view naming the answerer.
+  adapter's path, the press's commit, the settle window, the decision, told to the screens
+  before the answerer's commit, which runs beside the views), and we time from just before
+  the request to the moment each client holds the view naming the answerer.
 - The floors (`bench/bare_broadcast.py`: a bare Flask-SocketIO server, same Socket.IO
   options, packet class and JSON), which send the very frames the real server sent for a
   question (captured in the same run), timed the same way:
@@ -17,9 +17,10 @@ worker), with the same clients: 1 host, 1 board and N phones spread over the thr
     until the settle window after that stamp has passed broadcasts, which is what the
     rules of the game impose on any box (a press waits that long for an earlier one);
   * durable (``durable``): the fair floor plus the two commits the box's log makes on the
-    same file system (SQLite WAL: the press with synchronous=FULL, then the answerer, a
-    deadline's decision, with synchronous=NORMAL, as `Store.append` commits it), which the
-    box does before telling any screen; information, not the target's floor.
+    same file system (SQLite WAL: the press with synchronous=FULL before the deadline, and
+    the answerer, a deadline's decision, with synchronous=NORMAL as `Store.append` commits
+    it, right after the broadcast, as the box tells the screens before that commit);
+    information, not the target's floor.
 
 Each question runs the real server and the three floors in turn (each first in its turn),
 so all see the same load. Figures per count: p50 and p99 over all (question, client) pairs,

@@ -45,6 +45,8 @@ class StubLoop:
     def snapshot(self, game: int | None = None) -> tuple[Any, Any]:
         return self.rules, self.state
 
+    shown = snapshot
+
     def is_finished(self, game: int | None = None) -> bool:
         return False
 

@@ -133,21 +133,42 @@ def play_battle(path: str, out_path: str, stall: bool, slow_loser: bool = False,
             raise SystemExit(f"unexpected phase {v['phase']}")
 
 
+class HeldAnswerStore(Store):
+    """A real store whose commit of an answerer, once `hold` is set, never returns: a power
+    cut lands while it is under way."""
+
+    hold = False
+
+    def append(self, game, events, **kw):
+        if self.hold and any(e.type == "answerer" for e in events):
+            import threading
+
+            threading.Event().wait()
+        return super().append(game, events, **kw)
+
+
+SCREEN_ROLES = ("board", "player:0", "player:1", "player:2")
+
+
 def play_until_cut(path: str, out_path: str, mode: str, cut_at: int) -> None:
-    """A sport battle played as fast as the loop allows, with a screen (the loop's ordinary
-    subscriber, as the web hub subscribes) writing ``screen Q SEAT`` when it is told a
-    question's answerer, and every acknowledged command written as ``ack TYPE Q [SEAT]``.
-    The process ends at once, as in a power cut, right after the `cut_at`-th answerer a
-    screen was told (`mode` "screen"), once the loop has written that answerer out after
-    telling the screens ("written"), or right after the `cut_at`-th acknowledged judgement
-    ("judge")."""
+    """A sport battle played as fast as the loop allows, with a screen subscribed as the web
+    hub subscribes (``ahead``: told a deadline's decision before its commit) writing
+    ``screen Q SEAT`` when it is told a question's answerer, then ``views JSON``, the views
+    of the board and the seats it was told, and every acknowledged command written as ``ack
+    TYPE Q [SEAT]``. The process ends at once, as in a power cut, right after the
+    `cut_at`-th answerer a screen was told (`mode` "screen"), or told while that answerer's
+    commit is under way and never returns ("commit"), once the loop has committed that
+    answerer and written it out ("written"), or right after the `cut_at`-th acknowledged
+    judgement ("judge")."""
+    import json
     import threading
     import time
 
     from appliance.rules.protocol import press
 
     out = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
-    loop = GameLoop(Store(path))
+    store = HeldAnswerStore(path)
+    loop = GameLoop(store)
     told = threading.Semaphore(0)
     screens = 0
 
@@ -156,17 +177,19 @@ def play_until_cut(path: str, out_path: str, mode: str, cut_at: int) -> None:
         for e in update.events:
             if e.type == "answerer":
                 q = update.rules.view(update.state, "board")["question_index"]
-                os.write(out, f"screen {q} {e.data['player']}\n".encode())
+                views = {role: update.rules.view(update.state, role) for role in SCREEN_ROLES}
+                os.write(out, f"screen {q} {e.data['player']}\n".encode()
+                         + f"views {json.dumps(views, ensure_ascii=False)}\n".encode())
                 screens += 1
-                if mode == "screen" and screens == cut_at:
+                if mode in ("screen", "commit") and screens == cut_at:
                     os._exit(0)
                 told.release()
 
-    loop.subscribe(screen)
+    loop.subscribe(screen, ahead=True)
     loop.start()
     loop.new_game("battle", {"players": ["А", "Б", "В"],
                              "themes": [{"name": f"Тема {i}"} for i in range(40)],
-                             "settings": {"settle_ms": 5}}).result()
+                             "settings": {"settle_ms": 50}}).result()
     judged = 0
     for n in range(1, 1000):
         assert loop.submit(Command("announce")).result().refused is None
@@ -174,14 +197,21 @@ def play_until_cut(path: str, out_path: str, mode: str, cut_at: int) -> None:
         q = rules.view(state, "board")["question_index"]
         t = time.monotonic_ns()
         first = n % 3
-        for seat, tick in (((first + 1) % 3, t + 2_000), (first, t)):
-            if loop.submit(press(seat, tick)).result().refused is None:
+        store.hold = mode == "commit" and n == cut_at
+        # both queued at once, well inside the settle window: after the answerer the child
+        # sends nothing until the next question, so the cut state is the one last told
+        pressed = [(seat, loop.submit(press(seat, tick)))
+                   for seat, tick in (((first + 1) % 3, t + 2_000), (first, t))]
+        for seat, fut in pressed:
+            if fut.result().refused is None:
                 os.write(out, f"ack press {q} {seat}\n".encode())
         if not told.acquire(timeout=5):
             raise SystemExit("no screen was told the answerer")
         if mode == "written" and n == cut_at:
             limit = time.monotonic() + 5
-            while loop.store.unsynced:  # the loop writes it out once the screens are told
+            # committed (the screens are told before the commit), then written out
+            while (rules.view(loop.snapshot()[1], "board").get("answering") is None
+                   or loop.store.unsynced):
                 if time.monotonic() > limit:
                     raise SystemExit("the answerer was never written out")
                 time.sleep(0.0005)

@@ -3,7 +3,9 @@ translation of screen messages into engine commands. No rule logic lives here: v
 from the engine's `view(state, role)`, buttons from `legal_actions(state)`.
 
 Rooms: "host", "board", "player:N" (a seated phone), "lobby" (a phone with no seat yet).
-Every (re)connect gets the full view for its role at once, then updates after each commit.
+Every (re)connect gets the full view for its role at once, then updates after each commit,
+and a deadline's decision (the answerer) as soon as the loop decides it, before its commit
+(`GameLoop.subscribe` with ``ahead``).
 One committed update is one `Frame`: each part (a role's view, the legal actions) is
 computed at most once, and only if an occupied room receives it. Frames are bounded: the
 growing lists of a view carry their last page; the host asks for older pages (`history`).
@@ -198,7 +200,9 @@ class Frame:
             self.hosts = sum(1 for c in hub.clients.values() if c.role == "host")
         if self.game is None:
             return
-        self.rules, self.state = snapshot or hub.loop.snapshot(self.game)
+        # without an update: what the screens were last told (`GameLoop.shown`), which may
+        # be a deadline's decision ahead of its commit; never take that back
+        self.rules, self.state = snapshot or hub.loop.shown(self.game)
         self.finished = hub.loop.is_finished(self.game)
         # A sport battle that ends by itself («бой окончен») has its result before the host
         # presses «Завершить игру»: the screens show its statistics at once, as in a TV game.
@@ -314,8 +318,9 @@ class Hub:
         self._lobby_pending = False
         self._register()
         self.trace = tracing.from_environment()  # the fan-out bench's profile, else None
+        # ahead: a deadline's decision (the answerer) before its commit, see `GameLoop`
         loop.subscribe(self._on_update if self.trace is None
-                       else self.trace.wrap(self._on_update))
+                       else self.trace.wrap(self._on_update), ahead=True)
         if self.trace is not None:  # on the loop thread: when decided, when committed
             loop.subscribe(self._trace_loop, inline=True, early=True)
 

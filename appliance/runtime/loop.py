@@ -13,7 +13,8 @@ came in after the settle window cannot beat the winner the window already fixed.
 
 After every committed command the subscribers get an `Update`: inline ones on the loop
 thread (for the lamp and LEDs: they must be fast and never block), the others on a notifier
-thread, so a slow screen never delays a press.
+thread, so a slow screen never delays a press. The screens (``ahead`` subscribers) hear of a
+deadline's decision as soon as the loop makes it, before its commit: see `subscribe`.
 
 Life cycle (owned here, not by the engines): `new_game` creates a game and makes it current;
 the host's ``{"type": "end_game"}`` command closes it and stores the engine's final summary.
@@ -88,9 +89,9 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class Update:
-    """Told to subscribers after each commit (and when a game starts or ends). Early
-    subscribers also get a deadline's decision before its commit, with `committed` False.
-    Hardware and screens follow only updates with `current` True."""
+    """Told to subscribers after each commit (and when a game starts or ends). Early and
+    ahead subscribers also get a deadline's decision before its commit, with `committed`
+    False. Hardware and screens follow only updates with `current` True."""
 
     game: int
     rules: Rules[Any]
@@ -107,6 +108,16 @@ class Update:
 
 
 Subscriber = Callable[[Update], None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Told:
+    """A deadline's decision told to the ahead subscribers before its commit: the state it
+    was decided from (committed), the timeout, and the state it leads to."""
+
+    before: Any
+    command: Command
+    state: Any
 
 # A deadline whose commit failed is tried again after this, doubling up to the most: a full
 # memory card must not spin the loop (a tight loop of failing writes would starve the
@@ -139,6 +150,9 @@ class GameLoop:
         self._early: list[Subscriber] = []
         self._inline: list[Subscriber] = []
         self._others: list[Subscriber] = []
+        self._ahead_subs: list[Subscriber] = []  # the screens: see `subscribe`
+        # game -> the deadline's decision the ahead subscribers were told, commit pending
+        self._told: dict[int, _Told] = {}
         self._shown_early: RunningGame | None = None  # told early, commit still pending
         # (game, deadline on its clock): a lamp the watch lit, until that deadline commits
         self._watched: tuple[RunningGame, int] | None = None
@@ -350,8 +364,8 @@ class GameLoop:
     def end_game(self, game: int | None = None) -> Future[Outcome]:
         return self.submit(Command(END_GAME), game)
 
-    def subscribe(self, fn: Subscriber, inline: bool = False,
-                  early: bool = False) -> Callable[[], None]:
+    def subscribe(self, fn: Subscriber, inline: bool = False, early: bool = False,
+                  ahead: bool = False) -> Callable[[], None]:
         """Call `fn(update)` after each commit; returns a function that unsubscribes.
 
         `inline`: on the loop thread, before the command's sender hears of it (keep it fast,
@@ -362,8 +376,20 @@ class GameLoop:
         loses nothing a resumed game will not decide again (see `RunningGame.due`). If the
         commit fails, early subscribers are told the committed state again. Once the lamp
         watch has shown them a deadline's decision, they are not told the commits made before
-        that deadline (`_still_watched`)."""
-        target = self._early if early else self._inline if inline else self._others
+        that deadline (`_still_watched`).
+
+        `ahead` (on the notifier thread, for the screens): told a deadline's decision as soon
+        as the loop decides it, before its commit (``update.committed`` False), and not told
+        that commit again. The loop decides a deadline only from a state every command of
+        which is committed (it is the loop thread's own, swapped after each commit), so the
+        decision is a function of the log and the deadline: if its commit fails, the loop
+        decides the same again until it is written (every path that changes the game feeds
+        its due deadlines first, `end_game` too), and after a power cut the resumed game
+        reaches the same deadline with the same log and decides the same events. The lamp
+        watch's decisions, made while a press is still being written, are never told to
+        them. `shown` gives what they were told."""
+        target = (self._early if early else self._inline if inline
+                  else self._ahead_subs if ahead else self._others)
         target.append(fn)
         return lambda: target.remove(fn) if fn in target else None
 
@@ -377,6 +403,14 @@ class GameLoop:
         from any thread. A game no longer in memory is folded from the log."""
         session = self._session(game)
         return session.rules, session.state
+
+    def shown(self, game: int | None = None) -> tuple[Rules[Any], Any]:
+        """(rules, state) of a game as the screens (ahead subscribers) were last told: as
+        `snapshot`, or a deadline's decision told ahead of its commit while that commit is
+        pending (or failed and waits to be tried again). What a screen draws on its own
+        (a connect, the host's pause) must not take back what it was told."""
+        session = self._session(game)
+        return session.rules, self._shown_state(session)
 
     def now(self, game: int | None = None) -> int:
         """The game's clock now (the box clock, re-based for a game resumed after a cut)."""
@@ -518,6 +552,13 @@ class GameLoop:
             self._tell(session, steps)
             self._recovered(session)
 
+    def _shown_state(self, session: RunningGame) -> Any:
+        """The state told to the screens: a decision ahead of its commit while the game is
+        still at the state it was decided from, else the committed state."""
+        told = self._told.get(session.game)
+        state = session.state
+        return told.state if told is not None and told.before is state else state
+
     def _failed(self, session: RunningGame, steps: list[Step]) -> None:
         """A commit failed after `steps` were committed: tell those (screens must not miss a
         decision that is in the log), then show early subscribers what is committed."""
@@ -536,9 +577,8 @@ class GameLoop:
             isinstance(error, OSError) and error.errno == errno.ENOSPC)
         fault = {"game": session.game, **(DISK_FULL if full else LOG_WRITE)}
         if fault != self.fault:
-            self.fault = fault
-            if self._others:
-                self._outbox.put(self._update(session, session.state))
+            self.fault = fault  # the screens keep what they were told: it will be written
+            self._notify(self._update(session, self._shown_state(session)))
 
     def _recovered(self, session: RunningGame) -> None:
         if self._retry.pop(session.game, None) is None:
@@ -546,8 +586,7 @@ class GameLoop:
         if self.fault is not None and self.fault["game"] == session.game:
             self.fault = None
             log.warning("game %s: the log is written again", session.game)
-            if self._others:
-                self._outbox.put(self._update(session, session.state))
+            self._notify(self._update(session, session.state))
 
     def _do(self, item: tuple[Any, ...]) -> None:
         kind, *args, fut = item
@@ -635,6 +674,16 @@ class GameLoop:
         if runs_in_background(session.rules):
             fut.set_result(Outcome([], BACKGROUND_END))
             return
+        # The deadlines due by its arrival first, as for any command: a decision the screens
+        # were told ahead of a commit that failed is written before the game closes.
+        steps: list[Step] = []
+        try:
+            session.due(session.to_game_time(command).arrival_ns, self._decided(session),
+                        steps)
+        except Exception:
+            self._failed(session, steps)
+            raise
+        self._tell(session, steps)
         session.finish()
         if session.game != self._current:  # ended games stay in the log, not in memory
             self._sessions.pop(session.game, None)
@@ -663,11 +712,18 @@ class GameLoop:
         def tell(command: Command, events: list[Event], state: Any) -> None:
             if self._watched is not None and self._watched[0] is session:
                 self._watched = None  # the loop decides the deadline itself: told below
-            if not self._early:
+            if self._early:
+                self._shown_early = session
+                self._call(self._early, self._update(session, state, events, command=command,
+                                                     committed=False))
+            if not self._ahead_subs:
                 return
-            self._shown_early = session
-            self._call(self._early, self._update(session, state, events, command=command,
-                                                 committed=False))
+            told = self._told.get(session.game)
+            if told is not None and told.before is session.state and told.command == command:
+                return  # decided again after its commit failed: the screens have it
+            self._told[session.game] = _Told(session.state, command, state)
+            self._outbox.put((self._update(session, state, events, command=command,
+                                           committed=False), False, True))
 
         return tell
 
@@ -731,8 +787,18 @@ class GameLoop:
         self._call(self._inline, update)
         if fut is not None:
             fut.set_result(result)
-        if self._others:
-            self._outbox.put(update)
+        told = self._told.get(update.game)
+        if told is not None and update.committed and update.command == told.command:
+            del self._told[update.game]  # its commit: the screens were told it ahead
+            self._notify(update, ahead=False)
+        else:
+            self._notify(update)
+
+    def _notify(self, update: Update, ahead: bool = True) -> None:
+        """Hand `update` to the notifier thread: for the other subscribers, and for the
+        ahead ones unless `ahead` is False (they were told it before its commit)."""
+        if self._others or (ahead and self._ahead_subs):
+            self._outbox.put((update, True, ahead))
 
     def _still_watched(self, update: Update) -> bool:
         """Whether `update` is a commit of a game whose lamp the watch lit, made before the
@@ -750,8 +816,11 @@ class GameLoop:
         return False
 
     def _notify_others(self) -> None:
-        while (update := self._outbox.get()) is not _STOP:
-            for fn in list(self._others):
+        """The notifier thread: (update, for the others, for the ahead subscribers), in the
+        order the loop handed them over."""
+        while (item := self._outbox.get()) is not _STOP:
+            update, others, ahead = item
+            for fn in [*(self._others if others else ()), *(self._ahead_subs if ahead else ())]:
                 try:
                     fn(update)
                 except Exception:
