@@ -9,18 +9,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-BUSY_TIMEOUT_MS = 5000
+from appliance import storage
 
 
 class Tables:
     def __init__(self, path: Path, schema: str):
         self.path = path
         self.lock = threading.RLock()
-        self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
-                                    timeout=BUSY_TIMEOUT_MS / 1000)
-        self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        self.conn.execute("PRAGMA journal_mode = WAL")
-        self.conn.execute("PRAGMA synchronous = FULL")
+        self.conn = storage.connect(path, shared=True)
         with self.write() as c:
             for statement in schema.split(";"):
                 if statement.strip():

@@ -51,9 +51,18 @@ PURE = ("appliance.runtime", "appliance.tournament", "appliance.storage", "webui
     ("appliance/rules/tv", PURE),
     ("appliance/rules/battle", PURE),
     ("appliance/rules/tournament", PURE),
+    # Packages read files, but they sit below the runtime and the shells, never above them.
+    ("appliance/packages", ("appliance.runtime", "appliance.tournament")),
 ])
 def test_layer_imports_only_what_it_may(package: str, forbidden: tuple[str, ...]):
     assert offenders(package, forbidden) == []
+
+
+def test_storage_is_the_bottom_of_the_box():
+    """Every writer of the card stands on `appliance.storage`, so it imports none of them."""
+    ours = {n for n in imports("appliance")["appliance/storage.py"]
+            if n.split(".")[0] in ("appliance", "gpio", "webui", "rooms", "svoyak")}
+    assert ours == set()
 
 
 def test_every_engine_is_held_to_the_rules_layer():

@@ -28,13 +28,13 @@ from typing import Any
 
 import sqlite_utils
 
+from appliance import storage
 from appliance.packages import bounds, exchange, formats, jsonform
 from appliance.packages.archive import Limits, PackageError
 from appliance.packages.errors import BilingualError
 from appliance.packages.loaded import Loaded
 from appliance.packages.media import MediaStore, is_hash
 from appliance.packages.model import Kind, Package
-from appliance.runtime.store import BUSY_TIMEOUT_MS, DB_NAME, data_dir  # one file for the whole box
 
 MEDIA_DIR = "media"
 
@@ -91,8 +91,8 @@ class Library:
 
     def __init__(self, data: str | os.PathLike[str] | None = None, *,
                  limits: Limits | None = None):
-        self.data = data_dir(data)
-        self.db_path = self.data / DB_NAME
+        self.data = storage.data_dir(data)
+        self.db_path = storage.db_path(self.data)  # one file for the whole box
         self.media = MediaStore(self.data / MEDIA_DIR)
         self.limits = limits or Limits.from_env()
 
@@ -103,30 +103,31 @@ class Library:
         if write:
             self.data.mkdir(parents=True, exist_ok=True)
         try:
-            conn = sqlite3.connect(self.db_path, isolation_level=None,
-                                   timeout=BUSY_TIMEOUT_MS / 1000)
-        except sqlite3.Error as e:
+            conn = storage.connect(self.db_path, write=write)
+        except storage.CannotOpen as e:
             raise LibraryError(f"{self.db_path.name}: не удаётся открыть базу данных",
                                f"{self.db_path.name}: cannot open the database",
                                "database") from e
+        except sqlite3.DatabaseError as e:
+            raise self._failed(e) from e
         try:
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if write:
-                conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute("PRAGMA synchronous = FULL")
                 self._schema(conn)
             yield conn
         except sqlite3.DatabaseError as e:
-            full = (getattr(e, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
-                    or "disk full" in str(e).lower() or "disk is full" in str(e).lower())
-            raise LibraryError(
-                f"{self.db_path.name}: " + ("нет места на карте памяти: ничего не добавлено"
-                                            if full else "ошибка базы данных"),
-                f"{self.db_path.name}: " + ("disk full: nothing was added" if full
-                                            else f"database error ({e})"),
-                "disk_full" if full else "database") from e
+            raise self._failed(e) from e
         finally:
             conn.close()
+
+    def _failed(self, e: sqlite3.DatabaseError) -> LibraryError:
+        """The database failed: a full card says that nothing was added."""
+        full = storage.disk_full(e)
+        return LibraryError(
+            f"{self.db_path.name}: " + ("нет места на карте памяти: ничего не добавлено"
+                                        if full else "ошибка базы данных"),
+            f"{self.db_path.name}: " + ("disk full: nothing was added" if full
+                                        else f"database error ({e})"),
+            "disk_full" if full else "database")
 
     @staticmethod
     def _schema(conn: sqlite3.Connection) -> None:

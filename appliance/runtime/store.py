@@ -45,14 +45,17 @@ from typing import Any
 
 import sqlite_utils
 
+from appliance import storage
 from appliance.rules.protocol import Event
 
-DB_NAME = "svoyak.db"
+# Where the log lives, from the storage module (imported from here by much of the box).
+from appliance.storage import DB_NAME as DB_NAME
+from appliance.storage import data_dir as data_dir
+from appliance.storage import db_path as db_path
+
 CACHE_KIB = 512  # the event log connection's SQLite page cache
-DATA_ENV = "SVOYAK_DATA"
 RUNNING = "running"
 FINISHED = "finished"
-BUSY_TIMEOUT_MS = 5000
 # SQLite's synchronous settings: an fsync at every commit, or none of its own (see `append`)
 SYNC_FULL = "FULL"
 SYNC_NORMAL = "NORMAL"
@@ -69,16 +72,6 @@ class StoreError(Exception):
 
 class StoreCorrupt(StoreError):
     """The file is not a readable SQLite database (garbage, truncated, damaged)."""
-
-
-def data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """The box's data directory: `explicit`, else $SVOYAK_DATA, else ./data."""
-    return Path(explicit or os.environ.get(DATA_ENV) or "data")
-
-
-def db_path(data: str | os.PathLike[str] | None = None) -> Path:
-    """Where the event log lives inside a data directory."""
-    return data_dir(data) / DB_NAME
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,33 +139,30 @@ class Store:
         _check_header(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
-                                   timeout=BUSY_TIMEOUT_MS / 1000)
-        except sqlite3.Error as e:
+            conn = storage.connect(self.path, shared=True)
+            try:
+                conn.execute("PRAGMA foreign_keys = ON")
+                # The log is appended to and read back once per game: a page cache at
+                # SQLite's default (2 MB) only fills with pages written once, which over an
+                # evening looks like memory growing (bench/soak.py). A small one holds the
+                # pages being written.
+                conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+                check = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()]
+                if check != ["ok"]:
+                    raise StoreCorrupt(f"the event log {self.path} is damaged: "
+                                       f"{check[0][:300]}")
+                self.db = sqlite_utils.Database(conn)
+                self._create_schema()
+            except BaseException:
+                conn.close()
+                raise
+        except storage.CannotOpen as e:
             raise StoreError(f"cannot open the event log {self.path}: {e}") from e
-        try:
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                raise StoreError(f"{self.path}: cannot switch the event log to WAL ({mode})")
-            conn.execute(f"PRAGMA synchronous = {SYNC_FULL}")
-            conn.execute("PRAGMA foreign_keys = ON")
-            # The log is appended to and read back once per game: a page cache at SQLite's
-            # default (2 MB) only fills with pages written once, which over an evening looks
-            # like memory growing (bench/soak.py). A small one holds the pages being written.
-            conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-            check = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()]
-            if check != ["ok"]:
-                raise StoreCorrupt(f"the event log {self.path} is damaged: {check[0][:300]}")
-            self.db = sqlite_utils.Database(conn)
-            self._create_schema()
+        except storage.NotWal as e:
+            raise StoreError(f"{self.path}: cannot switch the event log to WAL ({e.mode})") from e
         except sqlite3.DatabaseError as e:
-            conn.close()
             raise StoreCorrupt(f"the event log {self.path} is not a readable SQLite "
                                f"database ({e}); it was left as it is") from e
-        except StoreError:
-            conn.close()
-            raise
 
     # -- life cycle ------------------------------------------------------------------------
     def _create_schema(self) -> None:
