@@ -3,7 +3,6 @@ library and protocol export. Handlers call the library and store; no logic of th
 
 from __future__ import annotations
 
-import errno
 import json
 import logging
 import math
@@ -14,6 +13,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, jsonify, request
 from werkzeug.utils import secure_filename
 
+from appliance import storage
 from appliance.packages.archive import PackageError
 from appliance.packages.errors import notice_in
 from appliance.packages.library import LibraryError
@@ -173,7 +173,7 @@ def upload_package() -> Any:
 def _upload_failed(e: OSError) -> Any:
     """A full card says so (nothing was added, nothing else changed); other I/O errors as
     they are."""
-    if e.errno == errno.ENOSPC:
+    if storage.disk_full(e):
         return jsonify({"ok": False, "error": i18n.translate("admin.disk_full", lang())}), 507
     _log.warning("package upload failed: %s", e)  # the OS's own (English) words: the log
     return jsonify({"ok": False, "error": i18n.translate("admin.upload_io_error", lang())}), 400

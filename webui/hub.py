@@ -13,9 +13,7 @@ growing lists of a view carry their last page; the host asks for older pages (`h
 
 from __future__ import annotations
 
-import errno
 import logging
-import sqlite3
 import threading
 import time
 from collections import Counter
@@ -28,6 +26,7 @@ from flask import request as _flask_request
 from flask_socketio import SocketIO, disconnect, join_room, leave_room
 from socketio.packet import Packet
 
+from appliance import storage
 from appliance.rules.protocol import Command, Refused
 from appliance.runtime.loop import END_GAME_ACTION
 from webui import inbound, tracing
@@ -501,7 +500,7 @@ class Hub:
             return refusal("Коробка не ответила вовремя.", "The box did not answer in time.",
                            "busy")
         except Exception as e:  # a bug in an engine must still answer the screen
-            if _disk_full(e):
+            if storage.disk_full(e):
                 # The commit failed, so the game is as it was before this command.
                 return refusal("Карта памяти заполнена: действие не записано, игра как была. "
                                "Освободите место (удалите старые пакеты).",
@@ -873,8 +872,3 @@ class Hub:
 TOO_FAST = refusal("Слишком часто.", "Too fast.", "rate_limited")
 
 
-def _disk_full(e: BaseException) -> bool:
-    """SQLite's "database or disk is full", or a write that found no space."""
-    if isinstance(e, sqlite3.Error):
-        return getattr(e, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
-    return isinstance(e, OSError) and e.errno == errno.ENOSPC

@@ -29,7 +29,6 @@ folded again, so after a power cut the box is where it was.
 
 from __future__ import annotations
 
-import errno
 import logging
 import queue
 import sqlite3
@@ -40,6 +39,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
+from appliance import storage
 from appliance.rules import registry
 from appliance.rules.protocol import Action, Command, Event, Refused, Rules
 from appliance.runtime.inbox import BUTTONS, HOST_LANE, Inbox, lane_of
@@ -572,9 +572,7 @@ class GameLoop:
         delay = self._retry.get(session.game, (0, RETRY_FIRST_NS // 2))[1]
         delay = min(RETRY_MOST_NS, 2 * delay)
         self._retry[session.game] = (now + delay, delay)
-        full = (isinstance(error, sqlite3.Error)
-                and getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL) or (
-            isinstance(error, OSError) and error.errno == errno.ENOSPC)
+        full = storage.disk_full(error)
         fault = {"game": session.game, **(DISK_FULL if full else LOG_WRITE)}
         if fault != self.fault:
             self.fault = fault  # the screens keep what they were told: it will be written
