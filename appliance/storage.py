@@ -10,10 +10,15 @@ package library can all stand on it).
   returned survives a power cut.
 - **A full card**: `disk_full` says whether an error means there was no room to write, for
   SQLite and the file system alike, so every writer words it the same way.
+- **Small files that must survive a power cut whole** (settings, secrets, the rooms role):
+  `write_bytes` writes a temporary file beside the target, fsyncs it, renames it over the
+  target and fsyncs the directory so the rename itself is on disk. A reader sees the old
+  file or the new one, never half of one. `keep_damaged` moves a damaged file aside.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sqlite3
@@ -85,3 +90,46 @@ def disk_full(e: BaseException) -> bool:
         return (getattr(e, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
                 or "disk full" in words or "disk is full" in words)
     return isinstance(e, OSError) and e.errno == errno.ENOSPC
+
+
+# -- durable small files ---------------------------------------------------------------------
+def write_bytes(path: str | os.PathLike[str], data: bytes, mode: int = 0o600) -> None:
+    """Replace the file at `path` with `data`, whole or not at all, even across a power cut
+    (see the module docstring). A new file gets `mode` (readable by the service only, by
+    default: settings and secrets)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    fsync_dir(path.parent)
+
+
+def fsync_dir(directory: str | os.PathLike[str]) -> None:
+    """Put a directory's entries (a rename, a new file) on disk."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def keep_damaged(path: str | os.PathLike[str]) -> Path:
+    """Move a damaged file aside (`NAME.damaged-N`) so a fresh one can take its place and
+    the old bytes stay for whoever wants to look at them."""
+    path = Path(path)
+    n = 1
+    while (target := path.with_name(f"{path.name}.damaged-{n}")).exists():
+        n += 1
+    os.replace(path, target)
+    fsync_dir(path.parent)
+    return target

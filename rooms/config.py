@@ -7,13 +7,13 @@ QR code), typed or scanned on the room box. No file: the box is an ordinary box.
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
+from appliance import storage
 from rooms import topics
 from rooms.link import Broker
 
@@ -48,15 +48,7 @@ def load(data: Path) -> dict[str, Any] | None:
 
 
 def save(data: Path, obj: dict[str, Any]) -> None:
-    p = path(data)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(obj, f, ensure_ascii=False, indent=1)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, p)
+    storage.write_bytes(path(data), json.dumps(obj, ensure_ascii=False, indent=1).encode())
 
 
 def broker_of(obj: dict[str, Any]) -> Broker:

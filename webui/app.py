@@ -16,7 +16,8 @@ from typing import Any
 from flask import Flask, Response, abort, request
 from flask_socketio import SocketIO
 
-from webui import auth, durable, malformed, server
+from appliance import storage
+from webui import auth, malformed, server
 from webui.admission import Admission
 from webui.auth import Generation, PinGuard, RelativeSessionInterface
 from webui.bodylimit import UPLOAD_BODY, BodyLimit
@@ -68,7 +69,7 @@ def secret_key(data_dir: Path, problems: list[dict[str, str]] | None = None) -> 
     if key is not None and len(key) >= SECRET_BYTES:
         return key
     if key is not None:
-        aside = durable.keep_damaged(path)
+        aside = storage.keep_damaged(path)
         log.error("%s was damaged (%d bytes): moved to %s, a new key made", path, len(key),
                   aside.name)
         if problems is not None:
@@ -79,7 +80,7 @@ def secret_key(data_dir: Path, problems: list[dict[str, str]] | None = None) -> 
                 "en": "The session key file was damaged and has been replaced: the host "
                       "must log in again. No game was affected."})
     key = secrets.token_bytes(SECRET_BYTES)
-    durable.write_bytes(path, key)
+    storage.write_bytes(path, key)
     return key
 
 

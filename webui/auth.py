@@ -37,7 +37,7 @@ from itsdangerous import BadSignature, URLSafeSerializer
 from werkzeug.http import dump_cookie
 from werkzeug.wrappers import Response as AnyResponse  # flask.Response and redirect()'s
 
-from webui import durable
+from appliance import storage
 
 FREE_TRIES = 5
 FIRST_LOCK_S = 30.0
@@ -132,7 +132,7 @@ class Generation:
 
     def _write(self) -> str:
         value = secrets.token_urlsafe(32)
-        durable.write_bytes(self.path, value.encode("ascii"))
+        storage.write_bytes(self.path, value.encode("ascii"))
         return value
 
     @property

@@ -1,6 +1,6 @@
 """The box's own settings (not a game's): host PIN, Wi-Fi details for the idle screen,
 sound, language, buzzer mode. One small JSON file in the data directory, written
-atomically and fsynced with its directory (`webui.durable`), readable only by the service
+atomically and fsynced with its directory (`appliance.storage`), readable only by the service
 user (it holds the PIN in clear so that `svoyak serve` can print it on the console the
 club's technician looks at, and the TV can show a first PIN: `first_pin`).
 
@@ -23,7 +23,7 @@ from copy import deepcopy
 from pathlib import Path
 from typing import Any
 
-from webui import durable
+from appliance import storage
 
 log = logging.getLogger("svoyak.webui")
 
@@ -122,7 +122,7 @@ class Settings:
             if not isinstance(stored, dict):
                 raise ValueError("not a JSON object")
         except (OSError, ValueError) as e:
-            aside = durable.keep_damaged(self.path)
+            aside = storage.keep_damaged(self.path)
             log.error("%s is unreadable (%s): moved to %s, defaults and a new PIN used",
                       self.path, e, aside.name)
             problem = {
@@ -140,7 +140,7 @@ class Settings:
     def _write(self) -> None:
         # allow_nan=False: a NaN would make the file invalid JSON; _valid keeps them out.
         text = json.dumps(self._data, ensure_ascii=False, indent=1, allow_nan=False)
-        durable.write_bytes(self.path, text.encode("utf-8"))
+        storage.write_bytes(self.path, text.encode("utf-8"))
         self._mtime = self.path.stat().st_mtime_ns
 
     def _fresh(self) -> None:
@@ -214,7 +214,7 @@ class Settings:
         if network is not None:
             body = {"network": network, **(body if network == "venue-wifi" else {})}
         text = json.dumps(body, ensure_ascii=False)
-        durable.write_bytes(self.path.parent / WIFI_REQUEST, text.encode("utf-8"))
+        storage.write_bytes(self.path.parent / WIFI_REQUEST, text.encode("utf-8"))
 
     def public(self) -> dict[str, Any]:
         """What any screen may know: never the PIN."""
