@@ -39,3 +39,15 @@ def browser() -> Iterator[Any]:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         yield b
         b.close()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Any]:
+    """A real `svoyak serve --simulate --no-demo` on loopback with a fresh data directory
+    (the host console's and the club evening's browser tests); modules that need another
+    server define their own `server`."""
+    from webui_kit import Server
+
+    s = Server(tmp_path / "data", None, "--no-demo").start()
+    yield s
+    s.stop()

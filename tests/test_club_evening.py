@@ -6,24 +6,26 @@ phones."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_host_console import fix_dialog, open_board, open_host, start_tv, tv_question
-from test_webui_browser import fix, sim_press, start_battle, view, wait
+from test_host_console import (
+    battle_right,
+    end_game,
+    fix_dialog,
+    open_board,
+    open_host,
+    open_protocol,
+    start_tv,
+    tv_question,
+    tv_right,
+)
+from test_webui_browser import fix, start_battle, view, wait
 from webui_kit import Server
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 NAMES = ["Анна", "Борис", "Вера"]
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    s = Server(tmp_path / "data", None, "--no-demo").start()
-    yield s
-    s.stop()
 
 
 # The end screens' figures, read from the page: the podium's score per name, and the
@@ -52,23 +54,11 @@ def number(text: str | None) -> int:
     return int(text.replace("\u2212", "-").replace("\u00a0", "").replace(" ", "").replace("+", ""))
 
 
-def end_game(host: Any) -> None:
-    fix_dialog(host, "end_game")
-    host.click("#fix-ok")
-    wait(host, "v.finished === true")
-
-
 def test_tv_end_screens_add_up_after_a_score_correction(browser: Any, server: Server) -> None:
     board = open_board(browser, server)
     host = open_host(browser, server)
     start_tv(host, NAMES)
-    tv_question(host)
-    host.keyboard.press("Space")
-    wait(host, "v.view.phase === 'buttons'")
-    assert sim_press(server, 0)["ok"]
-    wait(host, "v.view.phase === 'answering'")
-    host.keyboard.press("+")
-    wait(host, "v.view.phase === 'choose'")
+    tv_right(host, server)
     fix(host, "set_score", ["Борис"], "700")
     wait(host, "v.view.players[1].score === 700")
     end_game(host)
@@ -82,17 +72,13 @@ def test_tv_end_screens_add_up_after_a_score_correction(browser: Any, server: Se
         assert sum(number(x) for x in row["byRound"]) + number(row["corrections"]) == score, row
     assert number(shown["rows"]["Борис"]["corrections"]) == 700
     # The printed protocol: its verdicts and corrections add up to the same scores.
-    ctx = browser.new_context()
-    ctx.add_cookies(host.context.cookies())
-    page = ctx.new_page()
-    page.goto(f"{server.base}/protocol/{view(host)['game']}")
-    page.wait_for_selector("#verdicts tr td")
+    page = open_protocol(browser, host, server)
     rows = page.evaluate("""() => [...document.querySelectorAll('#verdicts tr')].slice(1)
       .map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent))""")
     for name, score in zip(NAMES, scores, strict=True):
         assert sum(number(r[4]) for r in rows if r[2] == name) == score, rows
     assert any("поправка счёта" in r[1] for r in rows)
-    ctx.close()
+    page.context.close()
 
 
 def test_battle_end_screens_add_up_after_a_removed_question_and_a_correction(
@@ -100,12 +86,8 @@ def test_battle_end_screens_add_up_after_a_removed_question_and_a_correction(
     board = open_board(browser, server)
     host = open_host(browser, server)
     start_battle(host, NAMES)
-    host.keyboard.press("a")
-    wait(host, "v.view.lamp === true")
-    assert sim_press(server, 1)["ok"]
-    wait(host, "v.view.answering === 1")
-    host.keyboard.press("+")
-    wait(host, "v.view.players[1].score === 10 && v.view.phase === 'closed'")
+    battle_right(host, server, 1)
+    wait(host, "v.view.players[1].score === 10")
     fix_dialog(host, "remove_question")
     host.click("#fix-ok")
     wait(host, "v.view.players[1].score === 0")

@@ -11,12 +11,12 @@ import json
 import re
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_webui_browser import sim_press, start_battle, view, wait
+from test_webui_browser import open_board, sim_press, start_battle, view, wait
+from test_webui_browser import open_host as browser_host
 from webui_kit import AXE, Server
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -24,29 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 NAMES = ["Анна", "Борис", "Вера"]
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    s = Server(tmp_path / "data", None, "--no-demo").start()
-    yield s
-    s.stop()
-
-
 def open_host(browser: Any, server: Server) -> Any:
     """A logged-in host at 1280×800; axe is injected as a script tag, which the box's CSP
     would refuse, so the page lets it past."""
-    page = browser.new_page(viewport={"width": 1280, "height": 800}, bypass_csp=True)
-    page.goto(server.base + "/host")
-    page.fill("#pin", server.pin)
-    page.click("button[type=submit]")
-    page.wait_for_selector("body[data-ready='1']", state="attached")
-    return page
-
-
-def open_board(browser: Any, server: Server) -> Any:
-    page = browser.new_page(viewport={"width": 1920, "height": 1080})
-    page.goto(server.base + "/board")
-    page.wait_for_selector("body[data-ready='1']", state="attached")
-    return page
+    return browser_host(browser, server, bypass_csp=True)
 
 
 def start_tv(host: Any, names: list[str], answer_s: str = "") -> None:
@@ -66,6 +47,44 @@ def tv_question(host: Any, cell: str = "0:0") -> None:
     wait(host, "v.view.phase === 'choose'")
     host.click(f"#board-pick button[data-cell='{cell}']")
     wait(host, "v.view.phase === 'reading'")
+
+
+def tv_right(host: Any, server: Server, seat: int = 0, cell: str = "0:0") -> None:
+    """The first TV question: the lamp, `seat` presses first and is judged right."""
+    tv_question(host, cell)
+    host.keyboard.press("Space")
+    wait(host, "v.view.phase === 'buttons'")
+    assert sim_press(server, seat)["ok"]
+    wait(host, "v.view.phase === 'answering'")
+    host.keyboard.press("+")
+    wait(host, "v.view.phase === 'choose'")
+
+
+def battle_right(host: Any, server: Server, seat: int) -> None:
+    """A sport question announced, `seat` presses first and is judged right."""
+    host.keyboard.press("a")
+    wait(host, "v.view.lamp === true")
+    assert sim_press(server, seat)["ok"]
+    wait(host, f"v.view.answering === {seat}")
+    host.keyboard.press("+")
+    wait(host, "v.view.phase === 'closed'")
+
+
+def end_game(host: Any) -> None:
+    """«Завершить игру» among the corrections, confirmed."""
+    fix_dialog(host, "end_game")
+    host.click("#fix-ok")
+    wait(host, "v.finished === true")
+
+
+def open_protocol(browser: Any, host: Any, server: Server) -> Any:
+    """The printable protocol of the host's game, in a context with the host's cookies."""
+    ctx = browser.new_context()
+    ctx.add_cookies(host.context.cookies())
+    page = ctx.new_page()
+    page.goto(f"{server.base}/protocol/{view(host)['game']}")
+    page.wait_for_selector("#verdicts tr td")
+    return page
 
 
 def axe_problems(page: Any) -> list[str]:
@@ -90,12 +109,8 @@ def fix_dialog(host: Any, kind: str) -> None:
 def test_the_undo_dialog_names_the_decision_it_takes_back(browser: Any, server: Server) -> None:
     host = open_host(browser, server)
     start_battle(host, NAMES)
-    host.keyboard.press("a")
-    wait(host, "v.view.lamp === true")
-    assert sim_press(server, 1)["ok"]
-    wait(host, "v.view.answering === 1")
-    host.keyboard.press("+")
-    wait(host, "v.view.players[1].score === 10 && v.view.phase === 'closed'")
+    battle_right(host, server, 1)
+    wait(host, "v.view.players[1].score === 10")
     fix_dialog(host, "undo")
     shown = host.locator("#fix-undo li").all_inner_texts()
     assert shown[0] == "оценка «Борис — верно (+10)»", shown
@@ -286,9 +301,7 @@ def test_race_and_pause_are_not_offered_after_the_game(browser: Any, server: Ser
     assert host.locator("#race-toggle").is_hidden() and host.locator("#pause-toggle").is_hidden()
     start_battle(host, NAMES)
     assert host.locator("#race-toggle").is_visible() and host.locator("#pause-toggle").is_visible()
-    fix_dialog(host, "end_game")
-    host.click("#fix-ok")
-    wait(host, "v.finished === true")
+    end_game(host)
     assert host.locator("#race-toggle").is_hidden() and host.locator("#pause-toggle").is_hidden()
     assert host.locator("#new-game").is_visible()
 
@@ -381,20 +394,10 @@ def test_the_printed_protocol_is_black_on_white_with_theme_and_value(
         browser: Any, server: Server) -> None:
     host = open_host(browser, server)
     start_tv(host, NAMES)
-    tv_question(host)
-    host.keyboard.press("Space")
-    wait(host, "v.view.phase === 'buttons'")
-    assert sim_press(server, 0)["ok"]
-    wait(host, "v.view.phase === 'answering'")
-    host.keyboard.press("+")
-    wait(host, "v.view.phase === 'choose'")
+    tv_right(host, server)
     theme = view(host)["view"]["board"]["themes"][0]["name"]
     value = view(host)["view"]["board"]["themes"][0]["cells"][0]["value"]
-    ctx = browser.new_context()
-    ctx.add_cookies(host.context.cookies())
-    page = ctx.new_page()
-    page.goto(f"{server.base}/protocol/{view(host)['game']}")
-    page.wait_for_selector("#verdicts tr td")
+    page = open_protocol(browser, host, server)
     row = page.locator("#verdicts tr").nth(1).inner_text()
     assert f"«{theme}», {value}" in row and "Анна" in row
     page.emulate_media(media="print")
@@ -404,7 +407,7 @@ def test_the_printed_protocol_is_black_on_white_with_theme_and_value(
       .map((n) => getComputedStyle(n).color)""")
     assert colours and set(colours) == {"rgb(0, 0, 0)"}
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
-    ctx.close()
+    page.context.close()
 
 
 # --- 13. the shootout by its name -------------------------------------------------------------

@@ -43,8 +43,9 @@ def wait(page: Any, js: str, timeout: float = 5000) -> None:
                            timeout=timeout)
 
 
-def open_host(browser: Any, server: Server, width: int = 1280, height: int = 800) -> Any:
-    page = browser.new_page(viewport={"width": width, "height": height})
+def open_host(browser: Any, server: Server, width: int = 1280, height: int = 800,
+              **page_args: Any) -> Any:
+    page = browser.new_page(viewport={"width": width, "height": height}, **page_args)
     page.goto(server.base + "/host")
     page.fill("#pin", server.pin)
     page.click("button[type=submit]")
