@@ -350,3 +350,229 @@ def test_the_replace_dialog_names_the_question_and_fits_the_tablet(
     line = host.locator("#corrections [data-fix=remove_question] .fix-line").inner_text()
     assert "оценки отменяются" in line
     assert host.locator("#corrections .fix-group.game [data-fix=finish]").count() == 1
+
+
+# --- the first minutes and the end of a tournament battle (issue 25, second half) ----------
+
+def page_lang(page: Any, want: str, timeout_s: float = 10.0) -> str:
+    """The page's language once it is `want` (it reloads to follow the box, so each try may
+    meet a page being replaced), or the last one read."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    seen = ""
+    while time.monotonic() < deadline:
+        try:
+            seen = page.evaluate("() => document.body.dataset.ready === '1' ? SVOYAK.lang : ''")
+        except playwright_api.Error:
+            seen = ""
+        if seen == want:
+            return seen
+        page.wait_for_timeout(100)
+    return seen
+
+
+def box_settings(server: Server) -> dict[str, Any]:
+    import json
+
+    return dict(json.loads((server.data / "settings.json").read_text("utf-8")))
+
+
+def test_the_hosts_language_becomes_the_boxs_after_a_confirmation(
+        browser: Any, server: Server) -> None:
+    board = open_board(browser, server)
+    phone = browser.new_page(viewport=PHONE)
+    phone.goto(server.base + "/play")
+    russian = browser.new_page(viewport=PHONE)  # a phone whose owner picked Russian
+    russian.goto(server.base + "/lang/ru?next=/play")
+    host = open_host(browser, server)
+    assert host.locator("#ng-box-lang").is_hidden()  # the host reads the box's language
+    host.goto(server.base + "/lang/en?next=/host")
+    host.wait_for_selector("body[data-ready='1']", state="attached")
+    # No game yet: the start screen covers the top bar and offers the same.
+    host.wait_for_selector("#new-game-dialog", state="visible")
+    offer = host.locator("#ng-box-lang")
+    offer.wait_for(state="visible")
+    assert offer.inner_text() == "English for the whole box"
+    offer.click()
+    assert host.locator("#lang-dialog").is_visible()
+    assert "TV" in host.locator("#lang-help").inner_text()
+    host.click("#lang-cancel")  # cancelled: nothing changes
+    assert box_settings(server)["language"] == "ru"
+    assert page_lang(board, "ru") == "ru"
+    offer.click()
+    host.click("#lang-ok")
+    assert page_lang(board, "en") == "en"
+    assert page_lang(phone, "en") == "en"
+    assert box_settings(server)["language"] == "en"
+    host.wait_for_selector("#ng-box-lang", state="hidden")
+    assert host.locator("#box-lang").is_hidden()
+    assert "saved" in host.locator("#toast").inner_text()
+    assert page_lang(russian, "ru") == "ru"  # a language picked on the phone stays
+    assert board.locator("#idle").is_visible() and "Players" in board.locator("#idle").inner_text()
+
+
+def test_an_uploaded_package_reaches_the_hosts_list_at_once(browser: Any, server: Server) -> None:
+    import json
+
+    from webui.screenshots import big_board
+
+    host = open_host(browser, server)
+    host.wait_for_selector("#new-game-dialog", state="visible")
+    host.evaluate("window.sameDocument = true")
+    ctx = browser.new_context()
+    ctx.add_cookies(host.context.cookies())
+    admin = ctx.new_page()
+    admin.goto(server.base + "/admin/")
+    pkg = json.loads(big_board(3, 5))
+    pkg["name"] = "Свежий пакет"
+    admin.set_input_files("#file", files=[{"name": "fresh.json", "mimeType": "application/json",
+                                           "buffer": json.dumps(pkg, ensure_ascii=False).encode()}])
+    admin.click("#upload button[type=submit]")
+    admin.wait_for_selector("#progress.done", state="attached")
+    fresh = "() => [...document.querySelectorAll('#ng-package option')]" \
+            ".some((o) => o.textContent === 'Свежий пакет')"
+    host.wait_for_function(fresh, timeout=5000)
+    assert host.evaluate("window.sameDocument") is True  # no reload
+    host.select_option("#ng-package", label="Свежий пакет")
+    # The admin's own list has it too, and the message stays beside the upload form.
+    row = admin.locator("#packages tr", has_text="Свежий пакет")
+    assert row.count() == 1 and admin.locator("#upload-result").inner_text() != ""
+    row.locator(".delete").click()
+    row.locator(".delete").click()  # the second tap confirms
+    host.wait_for_function(f"() => !({fresh})()", timeout=5000)
+    assert host.evaluate("window.sameDocument") is True
+    ctx.close()
+
+
+def test_admin_messages_stand_beside_the_form_that_caused_them(
+        browser: Any, server: Server) -> None:
+    from test_host_console import in_viewport
+
+    host = open_host(browser, server)
+    host.goto(server.base + "/admin/")
+    host.click("form:has(#volume) button[type=submit]")
+    saved = host.locator("form:has(#volume) #message")
+    saved.wait_for()
+    assert saved.inner_text() == "Сохранено."
+    assert saved.get_attribute("role") == "status" and saved.get_attribute("aria-live") == "polite"
+    assert in_viewport(host, "#message")
+    assert host.evaluate("document.activeElement.id") == "message"  # read out
+    # A refusal stands beside its form too, in red, and the field keeps what was typed.
+    host.fill("#password", "short")
+    host.click("form:has(#box_name) button[type=submit]")
+    refused = host.locator("form:has(#box_name) #message.failed")
+    refused.wait_for()
+    assert refused.get_attribute("role") == "alert"
+    assert in_viewport(host, "#message") and host.input_value("#password") == "short"
+    assert host.locator("main.admin > #message").count() == 0
+    host.check("form:has([name=casual_buzzer]) [name=phone_pick_direct]")
+    host.click("form:has([name=casual_buzzer]) button[type=submit]")
+    host.locator("form:has([name=casual_buzzer]) #message").wait_for()
+    assert in_viewport(host, "#message")
+
+
+def test_the_sport_boards_red_themes_have_a_legend(browser: Any, server: Server) -> None:
+    board = open_board(browser, server)
+    host = open_host(browser, server)
+    start_battle(host, NAMES)  # a qualification battle: no red theme, no legend
+    wait(board, "v.view && v.view.phase === 'ready'")
+    assert board.locator("#red-legend").is_hidden()
+    start_battle(host, NAMES, stage="final")  # the final: 6 red themes of 12
+    wait(board, "v.view && v.view.themes && v.view.themes.length === 12")
+    legend = board.locator("#red-legend")
+    legend.wait_for(state="visible")
+    assert legend.inner_text() == "Красная полоса — красная тема: её вопросы вдвое дороже."
+    assert board.locator("#grid .row.red").count() > 0
+    box, grid = legend.bounding_box(), board.locator("#grid").bounding_box()
+    assert box is not None and grid is not None and box["y"] >= grid["y"] + grid["height"] - 1
+    assert box["y"] + box["height"] <= 1080
+    # The host: the current theme says in words that it is red.
+    assert host.locator("#red-mark").count() == 0  # the first theme is blue
+    host.evaluate("""() => { const d = structuredClone(window.lastView);
+      d.view.theme = {...d.view.theme, red: true}; render(d); }""")
+    assert host.locator("#red-mark").inner_text() == "красная тема: цены вдвое"
+
+
+def test_phone_buttons_are_on_on_a_fresh_box_and_admin_turns_them_off(
+        browser: Any, tmp_path: Path) -> None:
+    """A box as it serves (no simulator: there the phones always buzz), fresh: a phone's
+    buzzer presses without anyone touching admin; admin's checkbox turns it off."""
+    server = Server(tmp_path / "data", None, "--no-demo", simulate=False).start()
+    try:
+        phone = open_phone(browser, server, "Анна")
+        host = open_host(browser, server)
+        wait(host, "v.ui.lobby.includes('Анна')")
+        start_battle(host, NAMES)
+        confirm_me(phone, 0, "Анна")
+        assert view(phone)["box"]["simulate"] is False
+        assert view(phone)["box"]["phone_buzzer"] is True
+        host.keyboard.press("a")
+        wait(host, "v.view.lamp === true")
+        buzzer = phone.locator("#buzzer")
+        buzzer.wait_for(state="visible")
+        buzzer.dispatch_event("pointerdown")
+        wait(host, "v.view.answering === 0")
+        host.keyboard.press("+")
+        wait(host, "v.view.phase === 'closed'")
+        ctx = browser.new_context()
+        ctx.add_cookies(host.context.cookies())
+        admin = ctx.new_page()
+        admin.goto(server.base + "/admin/")
+        admin.uncheck("[name=casual_buzzer]")
+        admin.click("form:has([name=casual_buzzer]) button[type=submit]")
+        admin.locator("form:has([name=casual_buzzer]) #message").wait_for()
+        wait(phone, "v.box.phone_buzzer === false")
+        host.keyboard.press("n")
+        wait(host, "v.view.phase === 'ready'")
+        host.keyboard.press("a")
+        wait(host, "v.view.lamp === true")
+        assert buzzer.is_hidden()
+        refused = phone.evaluate("() => send(socket, 'press', {}, null)")
+        assert refused["ok"] is False, refused
+        assert view(host)["view"]["answering"] is None
+        ctx.close()
+    finally:
+        server.stop()
+
+
+def test_a_tournament_battle_ends_on_the_tournaments_next_battle(
+        browser: Any, server: Server) -> None:
+    host = open_host(browser, server)
+    api, base = host.request, server.base
+    entries = "name,team\n" + "".join(f"Игрок {i},Команда {i % 4}\n" for i in range(10))
+    for url, args in (
+            ("/admin/tournament/create", {"form": {"title": "Кубок", "final_ties": "shared"}}),
+            ("/admin/tournament/import", {"multipart": {"file": {
+                "name": "e.csv", "mimeType": "text/csv", "buffer": entries.encode()}}}),
+            ("/admin/tournament/draw", {"form": {"seed": "77"}}),
+            ("/admin/tournament/start", {"form": {"battle": "P1", "package": "demo:battle"}})):
+        r = api.post(base + url, **args)
+        assert r.ok, (url, r.status, r.text()[:300])
+    host.goto(base + "/host")
+    host.wait_for_selector("body[data-ready='1']", state="attached")
+    wait(host, "v.rules === 'battle' && v.view.phase === 'ready'")
+    host.wait_for_selector("#tourney-caption:not([hidden])")
+    for _ in range(60):  # every question right for the first seat: the battle's winner
+        phase = view(host)["view"]["phase"]
+        if phase == "finished":
+            break
+        if phase == "ready":
+            battle_right(host, server, 0)
+        else:
+            host.keyboard.press("n")
+            wait(host, f"v.view.phase !== '{phase}'")
+    again = host.locator("#again")
+    again.wait_for()
+    assert again.locator(".label").inner_text() == "Следующий бой турнира"
+    assert "Бой 1 окончен" in host.locator("#recorded").inner_text()
+    assert view(host)["finished"] is False  # the last decision can still be undone
+    host.keyboard.press("n")  # ends the battle's game (its result to the tournament)
+    host.wait_for_url("**/admin/tournament/")
+    assert host.locator("#battle-P1.done").count() == 1
+    host.goto(base + "/host")
+    host.wait_for_selector("body[data-ready='1']", state="attached")
+    wait(host, "v.finished === true")
+    host.wait_for_function("() => (document.querySelector('#recorded') || {}).textContent"
+                           " === 'Результат боя 1 записан в турнир.'")
+    assert host.locator("#again .label").inner_text() == "Следующий бой турнира"

@@ -83,10 +83,13 @@ def views(client: Any) -> list[dict[str, Any]]:
 # --- a real server --------------------------------------------------------------------------
 
 class Server:
-    """`svoyak serve --simulate` in a subprocess on a free loopback port."""
+    """`svoyak serve --simulate` in a subprocess on a free loopback port (`simulate=False`:
+    as a box serves, GPIO buttons or none)."""
 
-    def __init__(self, data: Path, port: int | None = None, *extra: str):
+    def __init__(self, data: Path, port: int | None = None, *extra: str,
+                 simulate: bool = True):
         self.data = data
+        self.simulate = simulate
         self.port = port or localserver.free_port()
         self.extra = extra
         self.proc: subprocess.Popen[str] | None = None
@@ -97,7 +100,7 @@ class Server:
         self.log = open(self.data.parent / f"server-{self.port}.log", "a")  # noqa: SIM115
         try:
             self.proc = localserver.start(self.data, self.port, *self.extra, stdout=self.log,
-                                          env=env)
+                                          env=env, simulate=self.simulate)
         except RuntimeError as e:
             raise RuntimeError(f"{e}: {self.output()}") from e
         return self

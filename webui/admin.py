@@ -105,6 +105,20 @@ def save_settings() -> Any:
     return _back(message)
 
 
+@bp.post("/language")
+def box_language() -> Any:
+    """The host made the language of its own page the box's default (from the host page,
+    confirmed there): the TV and the phones that picked none follow it at once."""
+    data = request.get_json(silent=True) or {}
+    code = data.get("language") if isinstance(data, dict) else None
+    if code not in i18n.LANGUAGES:
+        return jsonify({"ok": False, "refused": {
+            "code": "malformed", "ru": "Нет такого языка.", "en": "No such language."}}), 400
+    services().settings.update({"language": code})
+    hub().broadcast()
+    return jsonify({"ok": True, "language": code})
+
+
 @bp.post("/pin")
 def change_pin() -> Any:
     pin = request.form.get("pin", "").strip()
@@ -119,9 +133,16 @@ def change_pin() -> Any:
     return _back("admin.pin_changed")
 
 
+FORMS = ("box", "network", "sound", "buzzer", "pin")
+
+
 def _back(key: str, status: int = 200, *, text: str | None = None) -> Any:
+    """The page again with the message beside the form that was sent (its hidden `form`
+    field), not at the top of a long page."""
     message = text if text is not None else i18n.translate(key, lang())
+    where = request.form.get("form", "")
     return render("admin.html", pin=services().settings.pin, message=message,
+                  message_for=where if where in FORMS else "",
                   failed=status >= 400, packages=services().list_packages(), games=_games(),
                   hardware=_hardware()), status
 
@@ -167,6 +188,7 @@ def upload_package() -> Any:
             return jsonify({"ok": False, "error": e.message(lang()), "code": e.code,
                             "refused": e.to_json()}), 400
     hub().broadcast()
+    hub().packages_changed(services().list_packages())
     return jsonify({"ok": True, "package": lib.info(package_id).to_json()})
 
 
@@ -209,6 +231,7 @@ def delete_package(pid: int) -> Any:
 
     space.keep(services().data_dir)  # room again: the reserve for the next full card
     hub().broadcast()
+    hub().packages_changed(services().list_packages())
     return jsonify({"ok": True})
 
 

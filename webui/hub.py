@@ -187,6 +187,8 @@ class Frame:
         settings = hub.settings.get()  # one copy for the whole frame
         self.box = {"simulate": hub.simulate,
                     "phone_buzzer": hub.simulate or bool(settings.get("casual_buzzer")),
+                    # The box's language: a screen that has not picked its own follows it.
+                    "language": settings.get("language") or "ru",
                     # The board drops a first PIN it shows once a host has logged in.
                     "pin_on_board": bool(settings.get("pin_on_board")),
                     # The board's notice of a full card comes and goes with the space.
@@ -353,6 +355,11 @@ class Hub:
         limit = max(1, min(limit, MAX_HISTORY_PAGE))
         return {"ok": True, "key": key, "items": items[offset:offset + limit],
                 "offset": offset, "total": len(items)}
+
+    def packages_changed(self, packages: list[dict[str, Any]]) -> None:
+        """The package library changed (an upload, a delete): the host's start screen gets
+        the new list at once, over the socket it already has, without a reload."""
+        self.sio.emit("packages", {"packages": packages}, to="host")
 
     def _send_full(self, sid: str) -> None:
         client = self.clients.get(sid)

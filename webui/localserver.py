@@ -25,12 +25,16 @@ def free_port() -> int:
 
 
 def start(data: Path, port: int, *extra: str, stdout: int | IO[Any] = subprocess.DEVNULL,
-          env: dict[str, str] | None = None, wait_s: float = 30.0) -> subprocess.Popen[Any]:
+          env: dict[str, str] | None = None, wait_s: float = 30.0,
+          simulate: bool = True) -> subprocess.Popen[Any]:
     """Start the simulator on 127.0.0.1:`port` with its data in `data` (its own process
     group, so a caller can stop the server and its worker together) and return once
-    /board answers 200. Raises RuntimeError if it exits or does not answer in `wait_s`."""
+    /board answers 200. Raises RuntimeError if it exits or does not answer in `wait_s`.
+    `simulate=False` serves as a box does (GPIO buttons; off where the machine has none),
+    for what the simulator would hide: phone buttons that follow the admin's setting."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "svoyak.cli", "serve", "--simulate", "--data", str(data),
+        [sys.executable, "-m", "svoyak.cli", "serve", *(["--simulate"] if simulate else []),
+         "--data", str(data),
          "--host", "127.0.0.1", "--port", str(port), *extra],
         cwd=ROOT, env=env, stdout=stdout, stderr=subprocess.STDOUT,
         start_new_session=True)

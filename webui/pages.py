@@ -44,7 +44,10 @@ def render(template: str, **ctx: Any) -> str:
     settings = services().settings.public()
     # The page's data for its scripts, through |tojson in a JSON block (never |safe): a
     # box name like "</script><script>…" stays text.
+    # `lang_own`: this browser picked its language (/lang/…); otherwise it follows the box's.
     page = {"lang": code, "catalogue": i18n.catalogue(code),
+            "lang_own": request.cookies.get("lang") in i18n.LANGUAGES,
+            "box_language": i18n.pick(settings["language"]),
             "box": {"simulate": services().simulate, "sound": settings["sound"],
                     "name": settings["box_name"]}}
     disk_full = hub().card_full()

@@ -31,7 +31,9 @@ $("upload").addEventListener("submit", (e) => {
     // The package checker's detail is technical (and in English): it follows our own words.
     result.textContent = res.ok ? t("admin.imported")
       : t("admin.import_failed") + (res.error ? " — " + res.error : xhr.status === 413 ? " — " + t("admin.too_big") : "");
-    if (res.ok) { bar.classList.add("done"); setTimeout(() => location.reload(), 800); } else failed();
+    // The new package joins the list here (and on the host's start screen, pushed by the
+    // box) without a reload, so the message stays beside the form.
+    if (res.ok) { bar.classList.add("done"); addPackageRow(res.package); } else failed();
   });
   xhr.addEventListener("error", () => {
     failed();
@@ -80,7 +82,16 @@ function previewBoard(pkg) {
   box.scrollIntoView({block: "nearest"});
 }
 
-document.querySelectorAll("#packages tr").forEach((row) => {
+function addPackageRow(p) {
+  if (!p || document.querySelector(`#packages tr[data-id="${CSS.escape(String(p.id))}"]`)) return;
+  const row = el("tr", {dataset: {id: String(p.id)}}, el("td", {text: p.name || ""}),
+    el("td", {}, el("button", {class: "btn rare preview", type: "button", text: t("admin.preview")}), " ",
+      el("button", {class: "btn rare delete", type: "button", text: t("admin.delete")})));
+  $("packages").append(row);
+  bindPackageRow(row);
+}
+
+function bindPackageRow(row) {
   const id = row.dataset.id;
   row.querySelector(".preview")?.addEventListener("click", async () => {
     const res = await fetch("/admin/packages/" + encodeURIComponent(id));
@@ -93,7 +104,16 @@ document.querySelectorAll("#packages tr").forEach((row) => {
     const res = await fetch("/admin/packages/" + encodeURIComponent(id) + "/delete", {method: "POST"});
     if (res.ok) row.remove();
   });
-});
+}
+document.querySelectorAll("#packages tr").forEach(bindPackageRow);
+
+// A saved setting's message («Сохранено.», or why it was refused) stands beside its form:
+// the page opens there, the message focused so that a screen reader reads it.
+const message = $("message");
+if (message) {
+  message.scrollIntoView({block: "center"});
+  message.focus({preventScroll: true});
+}
 
 // The button test: each seat says "press your button" until its count moves.
 const seats = document.querySelectorAll("#seat-pins tr[data-seat]");

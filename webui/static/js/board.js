@@ -170,6 +170,7 @@ function renderQuestion(v) {
   }
   box.hidden = !shown;
   $("grid").hidden = shown || !$("grid").childElementCount;  // no board in a shootout
+  $("red-legend").hidden = $("grid").hidden || !$("grid").querySelector(".row.red");
   if (shown) fit(box);
 }
 

@@ -58,6 +58,14 @@ function connect(auth, onView) {
     }
   });
   socket.on("view", (data) => {
+    // A screen that has not picked its own language follows the box's (the host may make
+    // its language the box's from the host page): the page reloads in it, once.
+    const boxLang = data.box && data.box.language;
+    if (!S.lang_own && boxLang && boxLang !== S.lang && !connect.reloading) {
+      connect.reloading = true;
+      location.reload();
+      return;
+    }
     window.lastView = data;
     onView(data);
     document.body.dataset.ready = "1";

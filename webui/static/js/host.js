@@ -111,9 +111,13 @@ function render(data) {
   // its result, and «Завершить игру» among the corrections does that alone).
   const over = data.game != null && gameOver(data) && primary.length === 0 && !choose;
   if (over) {
+    // A tournament's battle: the next thing is the tournament's next battle, started on
+    // the director's page; the tap first ends this battle's game, which hands its result
+    // to the tournament (appliance/tournament/director.py).
+    const battle = tourneyBattle(data);
     const again = el("button", {class: "btn primary act-new_game", type: "button", id: "again", dataset: {primary: "1"}},
-      el("span", {class: "label", text: t("host.new_game")}), el("kbd", {text: "n"}));
-    again.addEventListener("click", openNewGame);
+      el("span", {class: "label", text: battle ? t("host.next_battle") : t("host.new_game")}), el("kbd", {text: "n"}));
+    again.addEventListener("click", battle ? () => nextBattle(data) : openNewGame);
     $("primary").replaceChildren(again);
     $("primary")._sig = null;
     keymap.n = again;
@@ -133,6 +137,9 @@ function render(data) {
   $("pause-toggle").classList.toggle("on", !!data.ui.paused);
   $("race-toggle").textContent = data.ui.race_shown ? t("host.hide_race") : t("host.show_race");
   $("pause-toggle").textContent = data.ui.paused ? t("host.resume") : t("host.pause");
+  const otherLang = !!(data.box && data.box.language && data.box.language !== S.lang);
+  $("box-lang").hidden = !otherLang;
+  $("ng-box-lang").hidden = !otherLang;
   $("ng-lobby").textContent = data.ui.lobby.length ? t("host.lobby", {names: data.ui.lobby.join(", ")}) : "";
   if (data.game == null && $("new-game-dialog").hidden && !window._askedNewGame) {
     window._askedNewGame = true;
@@ -232,6 +239,8 @@ function renderQuestion(v, data) {
   const head = [themeName(v), v.kind === "final" ? null : v.value].filter((x) => x !== "" && x != null).join(" — ");
   const kind = v.kind && v.kind !== "normal" ? " · " + t("kind." + v.kind) : "";
   $("q-head").textContent = head + kind;
+  // A sport red theme: its questions are worth double, said in words beside the theme.
+  if (!v.tv && v.theme && v.theme.red) $("q-head").append(el("span", {class: "red-mark", id: "red-mark", text: t("host.red_theme")}));
   $("q-text").textContent = v.text || "";
   const accepted = acceptedAnswers(v);
   $("q-answer-text").textContent = accepted[0] || v.answerText || "";
@@ -488,13 +497,35 @@ function renderResult(data, v) {
   if (r.finalAnswer) box.append(el("p", {class: "final-answer", text: t("board.final_answer") + ": " + r.finalAnswer}));
   // Whether the game is recorded, in words: closed with its result stored, or over with
   // every decision in the log (the last one may still be undone until the next game).
-  box.append(el("p", {class: "recorded", id: "recorded", role: "status",
-    text: data.finished ? t("host.recorded", {n: data.game}) : t("host.recorded_open", {n: data.game})}));
+  const battle = tourneyBattle(data);
+  const won = !!(data.summary && data.summary.winner != null) || !!(v.winner != null);
+  const recorded = battle
+    ? (data.finished ? t(won ? "host.battle_recorded" : "host.battle_stopped", {n: battle.number})
+      : t("host.battle_over", {n: battle.number}))
+    : data.finished ? t("host.recorded", {n: data.game}) : t("host.recorded_open", {n: data.game});
+  box.append(el("p", {class: "recorded", id: "recorded", role: "status", text: recorded}));
   const stats = statsView(data);
   $("stats").replaceChildren(stats);
   $("stats").hidden = !stats.childElementCount;
   $("protocol-link").href = "/protocol/" + data.game;
 }
+
+// The current game as a battle of the tournament (from tournament-caption.js), or null.
+function tourneyBattle(data) {
+  const tb = window.tourney;
+  return tb && tb.battle && data.rules === "battle" ? tb : null;
+}
+
+// The battle's game is ended (its result goes to the tournament), then the director's page,
+// where the next battle is started.
+async function nextBattle(data) {
+  if (!data.finished) {
+    const res = await fire({type: "end_game"});
+    if (!res.ok) return;
+  }
+  location.href = "/admin/tournament/";
+}
+document.addEventListener("svoyak:tourney", () => { if (state) render(state); });
 
 // ---- corrections: readable buttons, each a dialog with the current value ----------------
 const FIX_LABEL = {undo: "fix.undo", set_score: "fix.set_score", rejudge: "fix.rejudge",
@@ -764,8 +795,12 @@ function renderSim(v, presses, data) {
 document.addEventListener("keydown", (e) => {
   const target = e.target instanceof Element ? e.target : null;
   if ((target && target.closest("input, select, textarea")) || e.ctrlKey || e.metaKey || e.altKey) return;
-  if (!$("fix-dialog").hidden || !$("new-game-dialog").hidden) {
-    if (e.key === "Escape") { $("fix-dialog").hidden = true; if (state && state.game != null) $("new-game-dialog").hidden = true; }
+  if (!$("fix-dialog").hidden || !$("new-game-dialog").hidden || !$("lang-dialog").hidden) {
+    if (e.key === "Escape") {
+      $("fix-dialog").hidden = true;
+      $("lang-dialog").hidden = true;
+      if (state && state.game != null) $("new-game-dialog").hidden = true;
+    }
     return;
   }
   const k = e.key === " " ? "space" : e.key === "=" ? "+" : e.key.toLowerCase();
@@ -867,4 +902,38 @@ $("new-game-form").addEventListener("submit", async (e) => {
     options: newGameOptions(rules)}, toast);
   if (res.ok) $("new-game-dialog").hidden = true;
   disarmStart();
+});
+
+// ---- the box's language from the host page -----------------------------------------------
+// The host reads this page in a language of its own (/lang/…): it may make it the box's
+// default, confirmed, so the TV and the phones that picked none follow it (settings.json).
+for (const id of ["box-lang", "ng-box-lang"]) {
+  $(id).addEventListener("click", () => {
+    $("lang-dialog").hidden = false;
+    $("lang-ok").focus();
+  });
+}
+$("lang-cancel").addEventListener("click", () => { $("lang-dialog").hidden = true; });
+$("lang-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  let res = {ok: false};
+  try {
+    const r = await fetch("/admin/language", {method: "POST", headers: {"Content-Type": "application/json"},
+      body: JSON.stringify({language: S.lang})});
+    res = await r.json();
+  } catch (_) { res = {ok: false, refused: {ru: t("common.offline"), en: t("common.offline")}}; }
+  $("lang-dialog").hidden = true;
+  showToast(toast, res.ok ? t("host.box_lang_done") : label(res.refused));
+});
+
+// ---- the package list, pushed by the box after an upload or a delete in admin ---------------
+socket.on("packages", (data) => {
+  const select = $("ng-package");
+  const chosen = select.value;
+  select.replaceChildren(...(data.packages || []).map((p) => {
+    const prefix = p.demo && !p.name.startsWith(t("start.demo")) ? t("start.demo") + ": " : "";
+    return el("option", {value: p.id, dataset: {rules: p.rules || ""}}, prefix + p.name);
+  }));
+  if ([...select.options].some((o) => o.value === chosen)) select.value = chosen;
+  syncPackages();
 });
