@@ -1,5 +1,6 @@
-"""Helpers shared by the loop, replay and property tests: a hand-driven clock, and turning a
-legal `Action` into a complete command with hypothesis choosing the arguments."""
+"""Helpers shared by the loop, replay and property tests: a hand-driven clock, a real store
+whose commits the test holds or fails, and turning a legal `Action` into a complete command
+with hypothesis choosing the arguments."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from appliance.rules.protocol import Action, Command
+from appliance.runtime.store import Store, StoreError
 
 
 class FakeClock:
@@ -26,6 +28,34 @@ class FakeClock:
     def set(self, t: int) -> None:
         with self._lock:
             self.t = t
+
+
+class GatedStore(Store):
+    """A real store whose commits holding an event of a type in `held` wait for `gate` once
+    `closed` (a slow fsync the test controls; `waiting` is set first), and raise while
+    `failing` (a disk error)."""
+
+    def __init__(self, path: Any, held: tuple[str, ...] = ("press",)) -> None:
+        super().__init__(path)
+        self.held = set(held)
+        self.closed = False
+        self.failing = False
+        self.gate = threading.Event()
+        self.waiting = threading.Event()
+
+    def append(self, game: int, events: Any, **kw: Any) -> Any:
+        if any(e.type in self.held for e in events):
+            if self.failing:
+                raise StoreError("disk error (test)")
+            if self.closed:
+                self.waiting.set()
+                assert self.gate.wait(10)
+        return super().append(game, events, **kw)
+
+
+def answerers(store: Store, game: int) -> list[int]:
+    """The seats of a game's answerer events, as the log holds them."""
+    return [e.data["player"] for e in store.events(game) if e.type == "answerer"]
 
 
 def arg_strategy(spec: Any) -> st.SearchStrategy[Any]:

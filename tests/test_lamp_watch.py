@@ -10,34 +10,17 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from drive import FakeClock, settle
+from drive import FakeClock, GatedStore, answerers, settle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from appliance.rules.protocol import Command, press
 from appliance.runtime import lampwatch
 from appliance.runtime.loop import GameLoop
-from appliance.runtime.store import Store
 
 MS = 1_000_000
 THEMES = [{"name": "Тема", "questions": [{"text": f"В{k}", "answer": "О"} for k in range(5)]}]
 SETUP = {"players": ["А", "Б", "В"], "themes": THEMES, "settings": {"settle_ms": 10}}
-
-
-class SlowPresses(Store):
-    """A real store whose press commits wait for a gate once it is closed."""
-
-    def __init__(self, path):
-        super().__init__(path)
-        self.closed = False
-        self.gate = threading.Event()
-        self.waiting = threading.Event()
-
-    def append(self, game, events, **kw):
-        if self.closed and any(e.type == "press" for e in events):
-            self.waiting.set()
-            assert self.gate.wait(10)
-        return super().append(game, events, **kw)
 
 
 class Lamp:
@@ -76,7 +59,7 @@ class CountingRules:
 def started(tmp_path, rules=None):
     """A running loop with the lamp subscribed early and a battle announced; stopped after."""
     clock = FakeClock()
-    store = SlowPresses(tmp_path / "svoyak.db")
+    store = GatedStore(tmp_path / "svoyak.db")
     loop = (GameLoop(store, clock) if rules is None
             else GameLoop(store, clock, resolve=lambda name: rules))
     lamp = Lamp()
@@ -92,8 +75,18 @@ def started(tmp_path, rules=None):
         store.close()
 
 
-def answerers(store, game):
-    return [e.data["player"] for e in store.events(game) if e.type == "answerer"]
+def written_behind(clock, store, loop, first=(0, 1, 2), writing=(1, 3, 4)):
+    """Commit the press `first` (seat, tick and arrival in ms from now), then submit the press
+    `writing` and wait until its commit is under way, held at the store's gate (a slow
+    fsync). Returns the clock when it began and the held press's future."""
+    t0 = clock()
+    seat, tick, at = first
+    assert loop.submit(press(seat, t0 + tick * MS, at_ns=t0 + at * MS)).result(5).refused is None
+    store.closed = True
+    seat, tick, at = writing
+    held = loop.submit(press(seat, t0 + tick * MS, at_ns=t0 + round(at * MS)))
+    assert store.waiting.wait(5)
+    return t0, held
 
 
 def wait_until(cond, limit_s=10):
@@ -105,11 +98,7 @@ def wait_until(cond, limit_s=10):
 
 def test_a_losing_press_being_written_does_not_hold_the_lamp(tmp_path):
     with started(tmp_path) as (clock, store, loop, lamp, game):
-        t0 = clock()
-        assert loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
-        store.closed = True
-        loser = loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS))
-        assert store.waiting.wait(5)  # the loser's commit is under way (its fsync is slow)
+        t0, loser = written_behind(clock, store, loop)  # the loser's slow commit under way
         clock.set(t0 + 11 * MS)  # the settle window of seat 0 closes meanwhile
         loop.wake()
         assert lamp.lit.wait(5)
@@ -133,11 +122,7 @@ def test_the_winners_own_press_being_written_holds_the_lamp(tmp_path):
     """If the press being written is the earliest, the lamp must wait: lit for it before
     its commit, a power cut could leave a log in which another seat answers."""
     with started(tmp_path) as (clock, store, loop, lamp, game):
-        t0 = clock()
-        assert loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS)).result(5).refused is None
-        store.closed = True
-        winner = loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 5 * MS))
-        assert store.waiting.wait(5)
+        t0, winner = written_behind(clock, store, loop, first=(1, 3, 4), writing=(0, 1, 5))
         clock.set(t0 + 14 * MS)  # past both settle deadlines
         loop.wake()
         time.sleep(0.3)  # give the watch every chance to (wrongly) light the lamp
@@ -153,11 +138,7 @@ def test_a_command_waiting_in_the_inbox_holds_the_lamp(tmp_path):
     """A press that reached the box before the window closed but waits behind the commit
     may be the earliest: the watch leaves the deadline to the loop."""
     with started(tmp_path) as (clock, store, loop, lamp, game):
-        t0 = clock()
-        assert loop.submit(press(0, t0 + 2 * MS, at_ns=t0 + 3 * MS)).result(5).refused is None
-        store.closed = True
-        loop.submit(press(1, t0 + 4 * MS, at_ns=t0 + 5 * MS))
-        assert store.waiting.wait(5)
+        t0, _ = written_behind(clock, store, loop, first=(0, 2, 3), writing=(1, 4, 5))
         queued = loop.submit(press(2, t0 + 1 * MS, at_ns=t0 + 6 * MS))  # earliest of all
         clock.set(t0 + 20 * MS)
         loop.wake()
@@ -174,11 +155,7 @@ def test_a_command_that_arrived_after_the_deadline_does_not_hold_the_lamp(tmp_pa
     """A press that reached the box after the window closed is decided after the window's
     timeout whatever it says: waiting for it would only delay the lamp."""
     with started(tmp_path) as (clock, store, loop, lamp, game):
-        t0 = clock()
-        assert loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
-        store.closed = True
-        loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS))
-        assert store.waiting.wait(5)
+        t0, _ = written_behind(clock, store, loop)
         clock.set(t0 + 12 * MS)
         late = loop.submit(press(2, t0 + 12 * MS, at_ns=t0 + 12 * MS))  # after t0 + 11 ms
         loop.wake()
@@ -199,12 +176,8 @@ def test_a_deadline_is_decided_during_the_commit_just_before_it(tmp_path):
 
     rules = CountingRules(registry.get("battle"))
     with started(tmp_path, rules) as (clock, store, loop, lamp, game):
-        t0 = clock()
+        t0, loser = written_behind(clock, store, loop)
         closes = t0 + 11 * MS
-        assert loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
-        store.closed = True
-        loser = loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS))
-        assert store.waiting.wait(5)
         time.sleep(0.05)
         assert loop._watch.offered == 0  # the window is still far: nothing decided yet
         clock.set(closes - MS // 2)
@@ -227,11 +200,8 @@ def test_the_winners_own_press_being_written_is_not_watched(tmp_path):
     """A commit that moves the deadline (the earliest press) is not watched at all: its
     lamp waits for it, and deciding meanwhile would only delay the loop thread."""
     with started(tmp_path) as (clock, store, loop, lamp, game):
-        t0 = clock()
-        assert loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS)).result(5).refused is None
-        store.closed = True
-        winner = loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 5 * MS))  # closes at t0 + 11
-        assert store.waiting.wait(5)
+        # seat 0's press, written, closes the window at t0 + 11
+        t0, winner = written_behind(clock, store, loop, first=(1, 3, 4), writing=(0, 1, 5))
         clock.set(t0 + 10 * MS + MS // 2)
         loop.wake()
         time.sleep(0.1)
@@ -250,11 +220,7 @@ def test_a_losing_wired_press_queued_behind_the_commit_does_not_hold_the_lamp(tm
     as they are, so the lamp is lit at the deadline, and stays lit while the loop writes the
     two presses (their states, the deadline still to come, would take it back)."""
     with started(tmp_path) as (clock, store, loop, lamp, game):
-        t0 = clock()
-        assert loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
-        store.closed = True
-        loser = loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS))
-        assert store.waiting.wait(5)
+        t0, loser = written_behind(clock, store, loop)
         queued = loop.submit(press(2, t0 + 5 * MS, at_ns=t0 + 6 * MS))  # later than seat 0
         clock.set(t0 + 11 * MS)
         loop.wake()
@@ -276,11 +242,7 @@ def test_a_phone_press_queued_behind_the_commit_holds_the_lamp(tmp_path):
     """Only wired presses are folded in: anything else that arrived before the deadline
     leaves it to the loop."""
     with started(tmp_path) as (clock, store, loop, lamp, game):
-        t0 = clock()
-        assert loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
-        store.closed = True
-        loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS))
-        assert store.waiting.wait(5)
+        t0, _ = written_behind(clock, store, loop)
         queued = loop.submit(press(2, t0 + 5 * MS, by="phone", at_ns=t0 + 6 * MS))
         clock.set(t0 + 11 * MS)
         loop.wake()
@@ -297,11 +259,7 @@ def test_too_many_wired_presses_queued_hold_the_lamp(tmp_path, monkeypatch):
     for it): the loop decides."""
     monkeypatch.setattr(lampwatch, "FOLD_MOST", 1)
     with started(tmp_path) as (clock, store, loop, lamp, game):
-        t0 = clock()
-        assert loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
-        store.closed = True
-        loop.submit(press(1, t0 + 3 * MS, at_ns=t0 + 4 * MS))
-        assert store.waiting.wait(5)
+        t0, _ = written_behind(clock, store, loop)
         loop.submit(press(2, t0 + 5 * MS, at_ns=t0 + 6 * MS))
         last = loop.submit(press(2, t0 + 7 * MS, at_ns=t0 + 8 * MS))
         clock.set(t0 + 11 * MS)
@@ -319,11 +277,7 @@ def test_a_wired_press_queued_that_wins_a_tie_holds_the_lamp(tmp_path):
     the tie (seat order, rotation 0 in the first question): the answerer it leads to is not
     the one the log holds, so the lamp waits for the loop."""
     with started(tmp_path) as (clock, store, loop, lamp, game):
-        t0 = clock()
-        assert loop.submit(press(1, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
-        store.closed = True
-        loop.submit(press(2, t0 + 3 * MS, at_ns=t0 + 4 * MS))
-        assert store.waiting.wait(5)
+        t0, _ = written_behind(clock, store, loop, first=(1, 1, 2), writing=(2, 3, 4))
         queued = loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 6 * MS))  # seat 1's tick
         clock.set(t0 + 11 * MS)
         loop.wake()
@@ -347,11 +301,7 @@ def test_whatever_waits_behind_the_commit_the_lamp_shows_the_answerer_the_log_wi
     0 alone, decides it again), and is the answerer the loop commits after them all."""
     with tempfile.TemporaryDirectory() as tmp, started(Path(tmp)) as (
             clock, store, loop, lamp, game):
-        t0 = clock()
-        assert loop.submit(press(0, t0 + 1 * MS, at_ns=t0 + 2 * MS)).result(5).refused is None
-        store.closed = True
-        loop.submit(press(1, t0 + loser_ms * MS, at_ns=t0 + 10 * MS + 1))
-        assert store.waiting.wait(5)
+        t0, _ = written_behind(clock, store, loop, writing=(1, loser_ms, 10 + 1 / MS))
         futures = [loop.submit(press(seat, t0 + ms * MS, at_ns=t0 + 10 * MS + 2 + k))
                    for k, (seat, ms) in enumerate(queued)]
         clock.set(t0 + 30 * MS)

@@ -12,37 +12,13 @@ import threading
 import time
 
 import pytest
-from drive import FakeClock, settle
+from drive import FakeClock, GatedStore, answerers, settle
+from test_lamp_watch import MS, SETUP  # the same battle, settle window 10 ms
 from webui_kit import make_kit, views
 
 from appliance.rules.protocol import Command, press
 from appliance.runtime.loop import RETRY_FIRST_NS, GameLoop
-from appliance.runtime.store import Store, StoreError
-
-MS = 1_000_000
-THEMES = [{"name": "Тема", "questions": [{"text": f"В{k}", "answer": "О"} for k in range(5)]}]
-SETUP = {"players": ["А", "Б", "В"], "themes": THEMES, "settings": {"settle_ms": 10}}
-
-
-class HeldAnswers(Store):
-    """A real store whose commits of an answerer wait for a gate while `held`, or raise (a
-    disk error) while `failing`."""
-
-    def __init__(self, path):
-        super().__init__(path)
-        self.held = False
-        self.failing = False
-        self.gate = threading.Event()
-        self.waiting = threading.Event()
-
-    def append(self, game, events, **kw):
-        if any(e.type == "answerer" for e in events):
-            if self.failing:
-                raise StoreError("disk error (test)")
-            if self.held:
-                self.waiting.set()
-                assert self.gate.wait(10)
-        return super().append(game, events, **kw)
+from appliance.runtime.store import StoreError
 
 
 class Screen:
@@ -62,10 +38,6 @@ class Screen:
                 self.told.set()
 
 
-def answerers(store, game):
-    return [e.data["player"] for e in store.events(game) if e.type == "answerer"]
-
-
 def wait_until(cond, limit_s=10):
     limit = time.monotonic() + limit_s
     while not cond():
@@ -83,7 +55,7 @@ def box(tmp_path):
     """A running loop with a screen subscribed ahead and a plain subscriber, a battle
     announced and seat 0's press (then seat 1's) in the log."""
     clock = FakeClock()
-    store = HeldAnswers(tmp_path / "svoyak.db")
+    store = GatedStore(tmp_path / "svoyak.db", held=("answerer",))
     loop = GameLoop(store, clock)
     screen, plain = Screen(), Screen()
     loop.subscribe(screen, ahead=True)
@@ -105,7 +77,7 @@ def box(tmp_path):
 
 def test_the_screens_are_told_the_answerer_before_its_commit(box):
     clock, store, loop, screen, plain, game, closes = box
-    store.held = True
+    store.closed = True
     clock.set(closes)
     loop.wake()
     assert store.waiting.wait(5)  # the answerer's commit is under way (held)
@@ -163,41 +135,28 @@ def test_a_failed_commit_takes_nothing_back_from_the_screens(box):
 
 def test_the_lamp_watchs_decision_is_not_told_to_the_screens(box):
     """The lamp watch lights the lamp while a losing press is still being written; the
-    screens are told only once that press is committed (before the answerer's commit)."""
+    screens are told only once that press is committed, when the loop decides the deadline
+    (before the answerer's commit, as above)."""
     clock, store, loop, screen, plain, game, closes = box
     lamp = threading.Event()
     loop.subscribe(lambda u: lamp.set() if any(e.type == "answerer" for e in u.events)
                    else None, inline=True, early=True)
-    gate, writing = threading.Event(), threading.Event()
-    append = store.append
-
-    def slow_press(g, events, **kw):
-        if any(e.type == "press" for e in events):
-            writing.set()
-            assert gate.wait(10)
-        return append(g, events, **kw)
-
-    store.append = slow_press
-    try:
-        later = closes - 11 * MS + 5 * MS
-        loser = loop.submit(press(2, later, at_ns=later + MS))
-        assert writing.wait(5)
-        clock.set(closes)
-        loop.wake()
-        assert lamp.wait(5)
-        time.sleep(0.05)
-        assert screen.answerers == [] and loop._watch.shown == 1
-        store.held = True
-        gate.set()
-        assert loser.result(5).refused is None
-        assert store.waiting.wait(5)
-        assert screen.told.wait(5)
-        assert screen.answerers == [(False, 0)] and answerers(store, game) == []
-        store.gate.set()
-        settle(loop, clock)
-        wait_until(lambda: answerers(store, game) == [0])
-    finally:
-        gate.set()
+    store.held = {"press"}
+    store.closed = True
+    later = closes - 11 * MS + 5 * MS
+    loser = loop.submit(press(2, later, at_ns=later + MS))
+    assert store.waiting.wait(5)
+    clock.set(closes)
+    loop.wake()
+    assert lamp.wait(5)
+    time.sleep(0.05)
+    assert screen.answerers == [] and loop._watch.shown == 1
+    store.gate.set()
+    assert loser.result(5).refused is None
+    assert screen.told.wait(5)
+    settle(loop, clock)
+    wait_until(lambda: answerers(store, game) == [0])
+    assert screen.answerers == [(False, 0)]  # told once, from the loop's own decision
 
 
 def test_the_board_socket_gets_the_answerer_before_its_commit(tmp_path):
