@@ -552,6 +552,15 @@ def test_kiosk_starts_beside_the_server_and_the_heartbeat_is_in_ram():
     assert app["Service"]["RuntimeDirectory"] == "svoyak"
 
 
+def test_the_server_holds_glibcs_malloc_to_two_arenas():
+    """Measured flatter over an evening (bench/soak.py side by side, docs/performance.md);
+    on the one Environment line the others are on (configparser, like the tests above,
+    would keep only the last of several)."""
+    app = configparser.ConfigParser(strict=False, interpolation=None)
+    app.read_string(render_template("svoyak.service.j2"))
+    assert "MALLOC_ARENA_MAX=2" in app["Service"]["Environment"].split()
+
+
 def test_wifi_radio_unit_runs_after_networkmanager():
     cp = configparser.ConfigParser(strict=False, interpolation=None)
     cp.optionxform = str
