@@ -442,6 +442,12 @@ class Show:
         self.wait(b, "v.finished === true")
         self.wait(phone0, "v.finished === true")
         self.at("battle-finished", host=h, board=b, phone=phone0)
+        # The final's board: six red themes of twelve, and the legend under the grid.
+        self.start("battle", NAMES, stage="final")
+        self.wait(b, "v.rules === 'battle' && v.view.themes && v.view.themes.length === 12"
+                     " && !v.finished")
+        b.wait_for_selector("#red-legend", state="visible")
+        self.at("battle-final-red", host=h, board=b)
 
     def end_game(self, h: Any) -> None:
         """«Завершить игру» from the corrections (after the end «Новая игра» is primary)."""
@@ -481,6 +487,10 @@ class Show:
         a.context.add_cookies(self.host.context.cookies())
         a.goto(self.base + "/admin/")
         self.at("admin", admin=a)
+        a.click("form:has(#volume) button[type=submit]")  # «Сохранено.» beside its form
+        a.wait_for_selector("form:has(#volume) #message")
+        self.at("admin-saved", admin=a)
+        a.goto(self.base + "/admin/")
         if a.locator("#packages .preview").count():
             a.locator("#packages .preview").first.click()
             a.wait_for_selector("#preview .preview-grid")
@@ -524,6 +534,7 @@ class Show:
         d.locator(f"tr[id='battle-{battle}'] button:has-text('Да, остановить и переиграть')"
                   ).click()
         d.wait_for_selector(f"tr[id='battle-{battle}'].ready")
+        self.tournament_battle(d, battle)
         while d.locator("tr.ready").count():
             row = d.locator("tr.ready").first
             boxes = row.locator("form[action$=walkover] input[type=checkbox]")
@@ -535,6 +546,39 @@ class Show:
         self.at("tournament-podium", tv=tv)
         tv.context.close()
         d.context.close()
+
+    def tournament_battle(self, d: Any, battle: str) -> None:
+        """The battle started again and played out on the host: its end offers the
+        tournament's next battle, which records the result and opens the director's page."""
+        h = self.host
+        d.locator(f"tr[id='battle-{battle}'] button:has-text('Начать бой')").click()
+        d.wait_for_selector(f"tr[id='battle-{battle}'].playing")
+        h.goto(self.base + "/host")
+        self.ready(h)
+        self.wait(h, "v.rules === 'battle' && v.view.phase === 'ready'")
+        h.wait_for_selector("#tourney-caption:not([hidden])")
+        for _ in range(60):  # every question right for the first seat
+            phase = self.view(h)["view"]["phase"]
+            if phase == "finished":
+                break
+            if phase == "ready":
+                h.keyboard.press("a")
+                self.wait(h, "v.view.lamp === true")
+                self.press(0)
+                self.wait(h, "v.view.answering === 0")
+                h.keyboard.press("+")
+                self.wait(h, "v.view.phase !== 'answering'", 15000)
+            else:
+                h.keyboard.press("n")
+                self.wait(h, f"v.view.phase !== '{phase}'", 15000)
+        h.wait_for_selector("#again")
+        self.at("tournament-battle-over", host=h)
+        h.keyboard.press("n")  # the next battle: the result goes to the tournament
+        h.wait_for_url("**/admin/tournament/")
+        h.goto(self.base + "/host")
+        self.ready(h)
+        d.reload()
+        d.wait_for_selector(f"tr[id='battle-{battle}'].done")
 
     def second_host(self) -> None:
         other = self.page(HOST)
