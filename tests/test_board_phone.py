@@ -615,7 +615,7 @@ def test_the_final_without_a_negative_player_and_the_cat_on_its_phone(browser: A
             page.context.close()
     assert hint["hint"] is not None and hint["scores"]
     assert not [box for box in hint["scores"] if overlaps(hint["hint"], box)]
-    assert re.fullmatch(r"Вам кот в мешке: тема «.+», ведущий называет цену", cat_price["note"])
+    assert re.fullmatch(r"Вам кот в мешке: тема «.+», выберите цену", cat_price["note"])
     assert others_cat["note"] is None
     assert receiver == ["Борис"]
     assert re.fullmatch(r"Вам кот в мешке: тема «.+», цена 300", cat_answer["note"])

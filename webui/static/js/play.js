@@ -60,8 +60,10 @@ function myNote(v, data) {
     return p && p.seat === seat ? t("play.pick_sent") : t("play.choose_yours");
   }
   if (v.tv && v.kind === "cat" && q.answerer === seat && ["cat_price", "answering"].includes(v.phase)) {
+    // The price is this phone's to pick when it holds the choice, else the host's.
+    const mine = ((data && data.actions) || []).some((x) => x.type === "cat_price");
     return q.value != null ? t("play.cat_yours", {theme: q.theme || "", value: num(q.value)})
-      : t("play.cat_yours_theme", {theme: q.theme || ""});
+      : t(mine ? "play.cat_yours_pick" : "play.cat_yours_theme", {theme: q.theme || ""});
   }
   if (!v.tv && ((v.theme && v.theme.extra) || v.phase === "tie")) {
     const inIt = v.phase === "tie" ? (v.tied || []) : players(v).filter((p) => p.playing !== false).map((p) => p.seat);
