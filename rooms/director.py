@@ -375,16 +375,16 @@ class Director:
             self._remember(stage, received)  # committed: now remember
         for room, err, box, game, seq in refusals:
             self._refused(room, topics.EVENTS, err, box=box, game=game, seq=seq)
+        for room in stage.kept.cards:  # the screens first: the acks only let rooms go on
+            self._tell(room)
         for room in dict.fromkeys(r for r, _ in runs):
             self._publish_ack(room)
-        for room in stage.cards:
-            self._tell(room)
         return new
 
     def _check_source(self, c: Any, stage: _Stage, room: str, box: str) -> None:
         """A room writes only under the box id that first wrote with its code (until the
         director adds the room again, which gives it a new code)."""
-        bound = stage.boxes.get(room) or self._boxes.get(room)
+        bound = stage.get("boxes", room) or self._boxes.get(room)
         if bound is None:
             if c.execute("UPDATE rooms_rooms SET box = ? WHERE room = ?", (box, room)
                          ).rowcount == 0:
@@ -409,7 +409,7 @@ class Director:
         if aid != self.t.assignment_id(battle):
             stage.run.stale.append((room, box, game))
             return "stale"
-        played = stage.games.get(aid) or self._games.get(aid)
+        played = stage.get("games", aid) or self._games.get(aid)
         if played is None:
             if not start or in_play.get(battle) != room:
                 raise Refused(f"Бой {battle} в этом зале уже не идёт.",
@@ -434,7 +434,9 @@ class Director:
             self.duplicates += len(msg["events"])
             return 0
         key = (box, game)
-        seq_now = stage.acks.get(key, self._acks.get(room, {}).get(box, {}).get(str(game), 0))
+        seq_now = stage.get("acks", key)
+        if seq_now is None:
+            seq_now = self._acks.get(room, {}).get(box, {}).get(str(game), 0)
         todo = []
         for ev in msg["events"]:
             if ev["seq"] <= seq_now:
@@ -448,7 +450,7 @@ class Director:
             return 0
         # The battle engine folds them before anything is kept: an event it cannot fold
         # (a known type with a payload it cannot read) refuses the whole message.
-        state = stage.states.get(key) or self._battles.get(key)
+        state = stage.get("states", key) or self._battles.get(key)
         if state is None:
             state = self._fold_table(c, battle, box, game)
         for ev in todo:
@@ -492,16 +494,16 @@ class Director:
 
     def _remember(self, stage: _Stage, received: float) -> None:
         """After the commit: what the table now holds, in memory too."""
-        for room, box in stage.boxes.items():
-            self._boxes[room] = box
-        self._games.update(stage.games)
-        for room, box, game in stage.stale:
+        kept = stage.kept
+        self._boxes.update(kept.boxes)
+        self._games.update(kept.games)
+        for room, box, game in kept.stale:
             self._stale.setdefault(room, {}).setdefault(box, set()).add(game)
-        for key, seq in stage.acks.items():
-            room = stage.rooms[key]
+        for key, seq in kept.acks.items():
+            room = kept.rooms[key]
             self._acks.setdefault(room, {}).setdefault(key[0], {})[str(key[1])] = seq
             self._refusals_acked.get(room, {}).get(key[0], {}).pop(str(key[1]), None)
-        for room, card in stage.cards.items():
+        for room, card in kept.cards.items():
             key = (card["box"], card["game"])
             shown = self.live.get(room)
             if shown is not None and (shown.get("box"), shown.get("game")) != key:
@@ -510,7 +512,7 @@ class Director:
                 # evening
                 self._battles.pop((shown.get("box"), shown.get("game")), None)  # type: ignore[arg-type]
             self.live.setdefault(room, {"room": room}).update(card)
-        self._battles.update(stage.states)
+        self._battles.update(kept.states)
 
     def apply_result(self, room: str, msg: Mapping[str, Any]) -> bool:
         """Apply a room's result once; True when it advanced the bracket now. Refused unless
@@ -645,11 +647,13 @@ def _wall_of(e: Mapping[str, Any], default: float) -> float:
 
 
 class _Stage:
-    """What a transaction of runs will make the director remember once it commits: the
-    runs kept so far, and the one being applied (dropped when its savepoint rolls back)."""
+    """What a transaction of runs will make the director remember once it commits: what the
+    runs kept so far hold (`kept`), and the run being applied (`run`, dropped when its
+    savepoint rolls back). Looking a key up asks the run first, then what was kept: each
+    run costs its own size, however long the batch."""
 
     def __init__(self) -> None:
-        self.done: list[_Run] = []
+        self.kept = _Run()
         self.run = _Run()
 
     def begin(self) -> None:
@@ -659,42 +663,17 @@ class _Stage:
         self.run = _Run()
 
     def commit_last(self) -> None:
-        self.done.append(self.run)
+        k, r = self.kept, self.run
+        for name in _Run.__slots__:
+            if name == "stale":
+                k.stale.extend(r.stale)
+            else:
+                getattr(k, name).update(getattr(r, name))
         self.run = _Run()
 
-    def _merged(self, name: str) -> dict[Any, Any]:
-        out: dict[Any, Any] = {}
-        for r in [*self.done, self.run]:
-            out.update(getattr(r, name))
-        return out
-
-    @property
-    def boxes(self) -> dict[str, str]:
-        return self._merged("boxes")
-
-    @property
-    def games(self) -> dict[str, tuple[str, str, int]]:
-        return self._merged("games")
-
-    @property
-    def acks(self) -> dict[tuple[str, int], int]:
-        return self._merged("acks")
-
-    @property
-    def states(self) -> dict[tuple[str, int], Any]:
-        return self._merged("states")
-
-    @property
-    def cards(self) -> dict[str, dict[str, Any]]:
-        return self._merged("cards")
-
-    @property
-    def rooms(self) -> dict[tuple[str, int], str]:
-        return self._merged("rooms")
-
-    @property
-    def stale(self) -> list[tuple[str, str, int]]:
-        return [x for r in [*self.done, self.run] for x in r.stale]
+    def get(self, name: str, key: Any) -> Any:
+        got = getattr(self.run, name).get(key)
+        return got if got is not None else getattr(self.kept, name).get(key)
 
 
 class _Run:

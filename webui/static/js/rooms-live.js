@@ -69,8 +69,10 @@
     paint();
     document.body.dataset.roomsLive = String(msg.seq);
   });
-  fetch("/rooms/status.json", {cache: "no-store"}).then((r) => r.json()).then((st) => {
-    for (const r of st.rooms || []) if (r.battle && !live[r.battle]) live[r.battle] = r;
-    paint();
-  }).catch(() => {});
+  // The picture once per (re)connection: what was pushed while the socket was away.
+  socket.on("connect", () => fetch("/rooms/status.json", {cache: "no-store"})
+    .then((r) => r.json()).then((st) => {
+      for (const r of st.rooms || []) if (r.battle) live[r.battle] = {...(live[r.battle] || {}), ...r};
+      paint();
+    }).catch(() => {}));
 })();

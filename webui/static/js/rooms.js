@@ -1,7 +1,7 @@
 // The rooms pages (docs/rooms.md): the admin rooms page (director or room box) and the
-// director's rooms board on the TV. Status from /rooms/status.json; the board also gets
-// each room's live battle pushed on Socket.IO ("rooms_live") right after the director
-// applied it.
+// director's rooms board on the TV. The admin page reads /rooms/status.json; the board
+// reads it once per connection and then gets each room's live battle pushed on Socket.IO
+// ("rooms_live") right after the director applied it.
 "use strict";
 
 const $r = (id) => document.getElementById(id);
@@ -167,15 +167,16 @@ async function boardTick() {
 }
 
 function boardPage() {
+  // Push only: the whole picture once each time the socket (re)connects, then every change
+  // as the director applies it ("rooms_live", with the bracket when a result moved it).
   const socket = connect({role: "board"}, () => {});
+  socket.on("connect", boardTick);
   socket.on("rooms_live", (msg) => {
     boardRooms[msg.room] = {...(boardRooms[msg.room] || {}), ...msg.live};
     renderBoard();
     document.body.dataset.liveSeq = String(msg.seq);
     if (msg.bracket) renderBracket(msg.bracket);
   });
-  boardTick();
-  setInterval(boardTick, 5000);
 }
 
 if (document.body.classList.contains("page-rooms-board")) boardPage();
