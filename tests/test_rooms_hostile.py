@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
 import sqlite3
 import sys
 import threading
@@ -23,20 +22,16 @@ from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
-import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from appliance.runtime.store import Store, db_path
 from rooms import messages, topics
 from rooms.db import Tables
-from svoyak.cli import main as svoyak
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import broker_kit  # noqa: E402
-from test_rooms_tournament import Box, Host, package_file  # noqa: E402
+from test_rooms_tournament import Box, Host, open_venue, venue  # noqa: E402, F401
 from webui_kit import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 
-ENTRIES = [(f"Игрок {i:02d}", f"Команда {i % 7}") for i in range(1, 28)]
 DEADLINE_S = 300
 
 
@@ -113,50 +108,10 @@ def outbox(data: Path) -> list[tuple[int, str, int, str]]:
             "SELECT game, battle, acked, assignment FROM rooms_outbox ORDER BY game")]
 
 
-@pytest.fixture
-def venue(tmp_path: Path) -> Any:
-    bdir = broker_kit.broker_dir()
-    port = broker_kit.free_port()
-    broker = broker_kit.Broker(broker_kit.render(bdir, port), port)
-    boxes: list[Box] = []
-    try:
-        yield tmp_path, broker, broker_kit.passwd_file(bdir), boxes
-    finally:
-        for b in boxes:
-            b.stop()
-        broker.stop()
-        shutil.rmtree(bdir, ignore_errors=True)
-
-
-def test_a_hostile_room_is_refused_alone(venue: Any, capsys: Any) -> None:
-    tmp, broker, passwd, boxes = venue
+def test_a_hostile_room_is_refused_alone(venue: Any, capsys: Any) -> None:  # noqa: F811
+    tmp, broker, _passwd, boxes = venue
     ddata = tmp / "director"
-    (tmp / "entries.csv").write_text("name,team\n" + "".join(
-        f"{n},{t}\n" for n, t in ENTRIES), "utf-8")
-    assert svoyak(["tournament", "create", "--title", "Кубок", "--entries",
-                   str(tmp / "entries.csv"), "--bracket", "9", "--data", str(ddata)]) == 0
-    assert svoyak(["tournament", "draw-stored", "last", "--seed", "5", "--data",
-                   str(ddata)]) == 0
-    assert svoyak(["rooms", "director", "--data", str(ddata), "--broker",
-                   f"127.0.0.1:{broker.port}", "--passwd", str(passwd), "--package",
-                   str(package_file(tmp / "package.json"))]) == 0
-    codes = []
-    for _ in range(3):
-        capsys.readouterr()
-        assert svoyak(["rooms", "add-room", "--data", str(ddata)]) == 0
-        codes.append(json.loads(capsys.readouterr().out.strip().splitlines()[-1]))
-    rooms = []
-    for c in codes:
-        rdata = tmp / c["room"]
-        assert svoyak(["rooms", "join", "--data", str(rdata), "--director",
-                       f"127.0.0.1:{broker.port}", "--room", c["room"], "--code",
-                       c["code"]]) == 0
-        rooms.append(Box(rdata))
-    broker.start()
-    director = Box(ddata)
-    boxes.extend([director, *rooms])
-    for b in boxes:
-        b.start()
+    director, rooms, codes = open_venue(venue, capsys, seed=5)
     stop = threading.Event()
     hosts = [GatedHost(r, stop) for r in rooms]
     for h in hosts[1:]:

@@ -218,18 +218,19 @@ def venue(tmp_path: Path) -> Any:
         shutil.rmtree(bdir, ignore_errors=True)
 
 
-def test_three_rooms_play_a_tournament_through_failures(venue: Any, capsys: Any) -> None:
+def open_venue(venue: Any, capsys: Any, seed: int) -> tuple[Box, list[Box], list[Any]]:
+    """The director's set-up with the very CLIs a director uses (the tournament of ENTRIES,
+    its draw, the broker's director user, three rooms' join codes), the rooms joined, the
+    broker and the four boxes started: (director, rooms, the rooms' codes)."""
     tmp, broker, passwd, boxes = venue
     ddata = tmp / "director"
-    # The director's set-up with the very CLIs a director uses: the tournament, its draw,
-    # the broker's director user, the rooms' join codes.
     (tmp / "entries.csv").write_text("name,team\n" + "".join(
         f"{n},{t}\n" for n, t in ENTRIES), "utf-8")
     # A bracket of 9 for 27 entries: a round of nine preliminary battles (the team rule
     # kept where the draw can), then the 1/3 finals and the final.
     assert svoyak(["tournament", "create", "--title", "Кубок залов", "--entries",
                    str(tmp / "entries.csv"), "--bracket", "9", "--data", str(ddata)]) == 0
-    assert svoyak(["tournament", "draw-stored", "last", "--seed", str(SEED), "--data",
+    assert svoyak(["tournament", "draw-stored", "last", "--seed", str(seed), "--data",
                    str(ddata)]) == 0
     assert svoyak(["rooms", "director", "--data", str(ddata), "--broker",
                    f"127.0.0.1:{broker.port}", "--passwd", str(passwd), "--package",
@@ -251,6 +252,13 @@ def test_three_rooms_play_a_tournament_through_failures(venue: Any, capsys: Any)
     boxes.extend([director, *rooms])
     for b in boxes:
         b.start()
+    return director, rooms, codes
+
+
+def test_three_rooms_play_a_tournament_through_failures(venue: Any, capsys: Any) -> None:
+    tmp, broker, passwd, boxes = venue
+    ddata = tmp / "director"
+    director, rooms, _ = open_venue(venue, capsys, SEED)
 
     stop = threading.Event()
     hosts = [Host(r, stop) for r in rooms]
