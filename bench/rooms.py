@@ -1,11 +1,14 @@
 """The rooms link under a festival's load: 27 rooms, one broker, one director.
 
 One Mosquitto configured from the provisioning role's own templates (`roles/broker`), one
-director (`svoyak serve`, with the stand-in bracket of 81 entries: 27 battles of the 1/27
-final, one per room), and 27 simulated room boxes in this process: each takes its
+director (`svoyak serve`, with a real tournament of 81 entries drawn into a bracket of 81:
+27 battles of the 1/27 final, one per room; themes from a package of enough made-up ones),
+and 27 simulated room boxes in this process: each takes its
 assignment from the broker, plays its battle with the real battle engine (announce, press,
 judge right, next) and publishes every command's events as a room box does, one question
-every `--pace` seconds, then its result. A board client on the director's Socket.IO
+every `--pace` seconds, then its result (a battle of `--questions` questions ends before
+its last theme: the tournament records it as stopped, as for a battle its host ended
+early). A board client on the director's Socket.IO
 (`rooms_live`, what the director's TV shows) times each verdict: from just before the room
 publishes the judged events to the moment the board holds the new scores.
 
@@ -20,6 +23,8 @@ JSON last.
 Targets (issue 16): p99 under 1 s, 0 messages lost.
 
     .venv/bin/python bench/rooms.py [--rooms 27] [--questions 10] [--pace 2.0]
+
+`--rooms` is a power of 3 (3, 9, 27, 81): the first stage then has one battle per room.
 """
 
 from __future__ import annotations
@@ -48,11 +53,15 @@ import socketio  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 from stats import pct  # noqa: E402
 
+from appliance.packages import jsonform  # noqa: E402
+from appliance.packages.model import Item, ItemType, Package, Question, Round, Theme  # noqa: E402
 from appliance.rules import registry  # noqa: E402
 from appliance.rules.protocol import Command, Event  # noqa: E402
-from appliance.runtime.store import db_path  # noqa: E402
+from appliance.runtime.loop import GameLoop  # noqa: E402
+from appliance.runtime.store import Store, db_path  # noqa: E402
+from appliance.runtime.tournament import TournamentShell  # noqa: E402
 from rooms import config, messages, topics  # noqa: E402
-from rooms.director import Director  # noqa: E402
+from rooms.db import Tables  # noqa: E402
 from webui import localserver  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -152,6 +161,35 @@ def mem_mb(pids: list[int], key: str) -> float:
         except OSError:
             pass
     return round(kb / 1024, 1)
+
+
+def package_file(path: Path, themes: int) -> Path:
+    """A package of `themes` made-up themes (none is played twice in a tournament)."""
+    def theme(name: str) -> Theme:
+        return Theme(name, [Question(v, content=[Item(ItemType.TEXT, f"{name}: {v}?")],
+                                     right=[f"ответ {v}"]) for v in (10, 20, 30, 40, 50)])
+    pkg = Package("Турнир залов", [Round("Основные", [theme(f"Тема {i + 1}")
+                                                      for i in range(themes)])])
+    path.write_text(json.dumps(jsonform.to_dict(pkg), ensure_ascii=False), "utf-8")
+    return path
+
+
+def tournament(data: Path, entries: int) -> None:
+    """The director's tournament, as its director makes one: entries (each of its own
+    team), the draw."""
+    store = Store(db_path(data))
+    loop = GameLoop(store).start()
+    shell = TournamentShell(loop)
+    try:
+        shell.create({"title": "Бенчмарк залов"})
+        shell.submit({"type": "import_entries", "entries": [
+            {"name": f"Игрок {i:03d}", "team": f"Команда {i:03d}"}
+            for i in range(1, entries + 1)]})
+        shell.submit({"type": "draw", "seed": 1})
+    finally:
+        shell.close()
+        loop.stop()
+        store.close()
 
 
 class SimRoom:
@@ -263,6 +301,11 @@ class Floor:
             c.loop_stop()
 
 
+def recorded(status: dict[str, Any]) -> int:
+    """Battles whose room's result is in the tournament (won, or stopped early)."""
+    return sum(1 for b in status["bracket"]["battles"] if b["status"] in ("done", "stopped"))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rooms", type=int, default=27)
@@ -278,13 +321,12 @@ def main() -> int:
         bare = tmp / "bare.conf"
         bare.write_text(f"listener {bare_port} 127.0.0.1\nallow_anonymous true\n")
         data = tmp / "director"
-        config.make_director(data, "127.0.0.1", port, tmp / "passwd")
+        config.make_director(data, "127.0.0.1", port, tmp / "passwd",
+                             str(package_file(tmp / "package.json", 6 * args.rooms)))
         codes = [config.add_room(data) for _ in range(args.rooms)]
         if os.geteuid() == 0:
             shutil.chown(tmp / "passwd", "root", "mosquitto")
-        d = Director(broker=None, store_path=db_path(data))
-        d.draw([f"Игрок {i:03d}" for i in range(1, 3 * args.rooms + 1)], seed=1)
-        d.close()
+        tournament(data, 3 * args.rooms)
         copy_passwords(tmp)
         procs.append(start_mosquitto(conf, port))
         procs.append(start_mosquitto(bare, bare_port))
@@ -326,7 +368,7 @@ def main() -> int:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             st = requests.get(base + "/rooms/status.json", timeout=5).json()
-            if sum(1 for b in st["bracket"]["battles"] if b["winner"]) >= len(rooms):
+            if recorded(st) >= len(rooms):
                 break
             time.sleep(0.2)
         wall = time.monotonic() - t0
@@ -336,7 +378,7 @@ def main() -> int:
         floor_thread.join(5)
         floor.close()
         board.disconnect()
-        results = sum(1 for b in st["bracket"]["battles"] if b["winner"])
+        results = recorded(st)
         latencies: list[float] = []
         missing = 0
         for r in rooms:
@@ -349,9 +391,9 @@ def main() -> int:
                     missing += 1
         os.killpg(director.pid, signal.SIGTERM)
         director.wait(20)
-        d = Director(broker=None, store_path=db_path(data))
-        applied = int(d.db.query("SELECT count(*) FROM rooms_applied")[0][0])  # type: ignore
-        d.close()
+        tables = Tables(db_path(data), "")
+        applied = int(tables.query("SELECT count(*) FROM rooms_applied")[0][0])  # type: ignore
+        tables.close()
         published = sum(r.published for r in rooms)
     finally:
         for r in rooms:

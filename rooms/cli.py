@@ -1,5 +1,8 @@
 """`svoyak rooms …`: make a box the director or a room of a tournament, and carry results
-by file when there is no network. JSON on stdout is the last line."""
+by file when there is no network. JSON on stdout is the last line. `status` and
+`import-result` work on the director's data directory while it is not being served (its
+game loop is the log's one writer): the running director shows its status on its rooms
+page and takes a result file there."""
 
 from __future__ import annotations
 
@@ -34,12 +37,6 @@ def register(subparsers: Any) -> None:
     j.add_argument("--room", required=True)
     j.add_argument("--code", required=True)
     j.set_defaults(func=_join)
-
-    dr = sub.add_parser("draw", help="draw the stand-in bracket from a file of names")
-    dr.add_argument("--data", default=None)
-    dr.add_argument("entries", help="a text file, one entry per line")
-    dr.add_argument("--seed", type=int, required=True)
-    dr.set_defaults(func=_draw)
 
     s = sub.add_parser("status", help="the bracket and the rooms as JSON (director)")
     s.add_argument("--data", default=None)
@@ -100,32 +97,55 @@ def _join(args: argparse.Namespace) -> int:
     return _print({"role": "room", "room": obj["room"], "box": obj["box"]})
 
 
-def _director_offline(args: argparse.Namespace) -> Any:
-    from appliance.runtime.store import db_path
-    from rooms.director import Director
+class _Offline:
+    """The director's link without a broker, over the data directory's own log: its game
+    loop and tournament shell, as `svoyak serve` builds them. For a box that is not
+    serving that directory (the loop is the log's one writer; the running director takes
+    a result file on its rooms page)."""
 
-    return Director(broker=None, store_path=db_path(_data(args)))
+    def __init__(self, args: argparse.Namespace):
+        from appliance.runtime.loop import GameLoop
+        from appliance.runtime.store import Store, db_path
+        from appliance.runtime.tournament import TournamentShell
+        from rooms import config
+        from rooms.director import Director
+        from rooms.wiring import load_package
+
+        data = _data(args)
+        obj = config.load(data)
+        self.store = Store(db_path(data))
+        self.loop = GameLoop(self.store).start()
+        self.shell = TournamentShell(self.loop)
+        try:
+            self.director = Director(broker=None, tournament=self.shell, package=load_package(
+                data, (obj or {}).get("package")))
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if hasattr(self, "director"):
+            self.director.close()
+        self.shell.close()
+        self.loop.stop()
+        self.store.close()
 
 
-def _draw(args: argparse.Namespace) -> int:
-    from appliance.rules.protocol import Refused
+def _offline(args: argparse.Namespace) -> _Offline | int:
+    from rooms import config
 
-    entries = [ln.strip() for ln in Path(args.entries).read_text("utf-8").splitlines()
-               if ln.strip()]
-    d = _director_offline(args)
     try:
-        d.draw(entries, args.seed)
-    except Refused as r:
-        return _fail(r.message_ru, r.message_en)
-    finally:
-        d.close()
-    return _status(args)
+        return _Offline(args)
+    except config.ConfigError as e:
+        return _fail(e.ru, e.en)
 
 
 def _status(args: argparse.Namespace) -> int:
-    d = _director_offline(args)
+    d = _offline(args)
+    if isinstance(d, int):
+        return d
     try:
-        return _print(d.status())
+        return _print(d.director.status())
     finally:
         d.close()
 
@@ -138,9 +158,11 @@ def _import_result(args: argparse.Namespace) -> int:
         obj = json.loads(Path(args.file).read_text("utf-8"))
     except (OSError, ValueError) as e:
         return _fail(f"Файл не читается: {e}", f"The file cannot be read: {e}")
-    d = _director_offline(args)
+    d = _offline(args)
+    if isinstance(d, int):
+        return d
     try:
-        applied = d.import_result(obj)
+        applied = d.director.import_result(obj)
     except messages.BadMessage as e:
         return _fail(e.ru, e.en)
     except Refused as r:

@@ -6,9 +6,10 @@ number of a game, in the same transaction that updates nothing else, so a duplic
 (a republish after a cut, a broker redelivery) or a run with a gap changes nothing; the
 acknowledgement, retained on the room's ``down/ack`` topic, tells the room where to go on
 from. A result is applied once per (box, game): it goes into the tournament's log as one
-event, which advances the bracket, and the next ready battle is assigned to the room that
-is free. The tournament's events are in ``rooms_tournament``; folding them again
-(`Director.replay`) gives the same bracket.
+event (through the box's `TournamentShell`, with the room box, game and room as its
+source), which advances the bracket, and the next ready battle is assigned to the room
+that is free. The tournament is the director box's own running tournament; folding its
+log again (`Director.replay`) gives the same bracket.
 
 Each room's battle is also folded here with the battle engine, from the very events the
 room committed, so the director's screens show the live score, theme, value and who is
@@ -25,12 +26,14 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from appliance.packages.model import Package
 from appliance.rules import registry
 from appliance.rules.protocol import Event, Refused
+from appliance.runtime.tournament import TournamentShell
 from rooms import messages, topics
+from rooms.assignments import Assignments
 from rooms.db import Tables
 from rooms.link import Broker, Link
-from rooms.tournaments import Bracket, StandInBracket
 
 log = logging.getLogger("svoyak.rooms")
 
@@ -58,17 +61,24 @@ def _dumps(obj: Any) -> str:
 
 
 class Director:
-    def __init__(self, *, broker: Broker | None, store_path: Any,
-                 tournament: Callable[[Tables], Bracket] | None = None,
-                 wall: Callable[[], float] = time.time):
+    def __init__(self, *, broker: Broker | None, tournament: TournamentShell,
+                 package: Package | None = None, wall: Callable[[], float] = time.time):
+        """`tournament`: the box's tournament shell (its loop's store holds the link's
+        tables too); `package`: where the battles' themes come from (default: the built-in
+        sport demo)."""
         self.wall = wall
         self.broker = broker
-        self.db = Tables(store_path, SCHEMA)
+        self.tournament = tournament
+        self.db = Tables(tournament.loop.store.path, SCHEMA)
         with self.db.write() as c:  # a director's file from before the box binding
             if "box" not in {r[1] for r in c.execute("PRAGMA table_info(rooms_rooms)")}:
                 c.execute("ALTER TABLE rooms_rooms ADD COLUMN box TEXT")
         self._lock = threading.RLock()
-        self.t: Bracket = (tournament or (lambda db: StandInBracket(db, wall)))(self.db)
+        if package is None:
+            from appliance.packages import jsonform
+
+            package = jsonform.demo("demo-sport")
+        self.t = Assignments(self.db, tournament, package, wall)
         self.rules = registry.get("battle")
         # The event types the battle engine folds (its own table): any other is refused.
         folds = getattr(self.rules, "EVOLVERS", None)
@@ -132,16 +142,6 @@ class Director:
     def replay(self) -> dict[str, Any]:
         """The bracket folded again from the director's log alone."""
         return self.t.replay_view()
-
-    def draw(self, entries: Sequence[str], seed: int) -> None:
-        """The stand-in bracket's draw (the tournament engine draws on its own)."""
-        draw = getattr(self.t, "draw", None)
-        if draw is None:
-            raise Refused("Жеребьёвку проводит турнир.", "The tournament makes its own draw.",
-                          "not_standin")
-        with self._lock:
-            draw(entries, seed)
-        self.assign_free_rooms()
 
     def add_room(self, room: str) -> None:
         if not topics.valid_room(room):

@@ -10,14 +10,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from appliance.runtime.tournament import TournamentShell
 from rooms import config
 
 log = logging.getLogger("svoyak.rooms")
 
 
-def start_link(data: Path, store: Any, loop: Any) -> Any:
-    """The started `Director` or `RoomBox`, or None. A broken rooms.json is logged and the
-    box runs on as an ordinary box: a room must never stop a battle."""
+def start_link(data: Path, store: Any, loop: Any, tournament: TournamentShell) -> Any:
+    """The started `Director` (over the box's tournament shell) or `RoomBox`, or None. A
+    broken rooms.json is logged and the box runs on as an ordinary box: a room must never
+    stop a battle."""
     try:
         obj = config.load(data)
     except config.ConfigError as e:
@@ -28,14 +30,9 @@ def start_link(data: Path, store: Any, loop: Any) -> Any:
     broker = config.broker_of(obj)
     if obj["role"] == "director":
         from rooms.director import Director
-        from rooms.tournaments import EngineBracket, running_tournament
 
-        bracket = None
-        tournament = running_tournament(loop)
-        if tournament is not None:  # the tournament engine's game; else the stand-in
-            package = load_package(data, obj.get("package"))
-            bracket = lambda db: EngineBracket(db, loop, tournament, package)  # noqa: E731
-        director = Director(broker=broker, store_path=store.path, tournament=bracket)
+        director = Director(broker=broker, tournament=tournament,
+                            package=load_package(data, obj.get("package")))
         for room in obj.get("rooms", []):
             director.add_room(room)
         return director.start()
@@ -65,12 +62,14 @@ def load_package(data: Path, ref: Any) -> Any:
 class Rooms:
     """The link of one box, replaceable when the host changes the box's role in admin."""
 
-    def __init__(self, data: Path, store: Any, loop: Any, services: Any):
+    def __init__(self, data: Path, store: Any, loop: Any, services: Any,
+                 tournament: TournamentShell):
         self.data, self.store, self.loop, self.services = data, store, loop, services
+        self.tournament = tournament
         self.socketio: Any = None
         self._lock = threading.Lock()
         self._seq = 0
-        self.link = start_link(data, store, loop)
+        self.link = start_link(data, store, loop, tournament)
         services.extras["rooms_setup"] = self.setup
         # Join texts of the rooms added since the box started (they hold the join code:
         # shown to the host only, as text and QR, never stored in plain text).
@@ -131,7 +130,7 @@ class Rooms:
     def restart(self) -> None:
         if self.link is not None:
             self.link.close()
-        self.link = start_link(self.data, self.store, self.loop)
+        self.link = start_link(self.data, self.store, self.loop, self.tournament)
         self._publish()
 
     def close(self) -> None:

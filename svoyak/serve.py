@@ -56,6 +56,7 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool,
     from appliance.runtime.loop import GameLoop
     from appliance.runtime.store import Store, db_path
     from appliance.runtime.systemd import Watchdog
+    from appliance.runtime.tournament import TournamentShell
     from webui.app import Services, create_app
     from webui.games import Games
     from webui.settings import Settings
@@ -64,15 +65,20 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool,
     space.at_start(data)  # a full card gives back its reserve before the log opens
     store = Store(db_path(data))
     loop = GameLoop(store)
+    tournament = TournamentShell(loop)  # the one shell: web UI and rooms link alike
     library = _library(data)
     games = Games(loop, library)
     services = Services(loop=loop, settings=Settings(data), data_dir=data, simulate=simulate,
                         start_game=games.start, list_packages=games.list_packages,
-                        library=library, store=store)
+                        library=library, store=store, tournament=tournament)
     services.extras["export_game"] = lambda g: _export(store, g)
     services.extras["listen"] = listen
     hardware = None
     loop.start()
+    try:  # results of battles that ended while the box was off advance their winners now
+        tournament.reconcile()
+    except Exception:  # the box must serve even if the tournament cannot catch up
+        logging.getLogger("svoyak").exception("the tournament could not catch up")
     # The watchdog's first ping right after the loop is up (the buttons, the rooms link and
     # the web UI still to come), not at the end: systemd counts from the master's READY=1.
     watchdog = Watchdog(healthy=lambda: _loop_answers(loop)).start()
@@ -88,7 +94,7 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool,
         logging.getLogger("svoyak").error("wired buttons off: %s", e)
         fault = gpio.Fault(e)
         services.extras["hardware"] = fault
-    rooms = _rooms(data, store, loop, services)
+    rooms = _rooms(data, store, loop, services, tournament)
     app, socketio, hub = create_app(services)
     if fault is not None:
         hub.hardware_status = fault.status
@@ -116,19 +122,20 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool,
             rooms.close()
         if hardware is not None:
             hardware.close()
+        tournament.close()
         loop.stop()
         store.close()
 
     return Box(app, socketio, hub, loop, store, services, games, hardware, close)
 
 
-def _rooms(data: Path, store: Any, loop: Any, services: Any) -> Any:
+def _rooms(data: Path, store: Any, loop: Any, services: Any, tournament: Any) -> Any:
     """The rooms link of a tournament (rooms/, docs/rooms.md): a director or a room box
     when DATA/rooms.json says so. Without it the box is an ordinary box."""
     try:
         from rooms.wiring import Rooms
 
-        return Rooms(data, store, loop, services)
+        return Rooms(data, store, loop, services, tournament)
     except Exception:
         logging.getLogger("svoyak").exception("rooms link unavailable")
         return None

@@ -28,15 +28,15 @@ from appliance.rules.tournament import views  # noqa: E402
 from appliance.rules.tournament.state import DONE  # noqa: E402
 from appliance.runtime.loop import GameLoop  # noqa: E402
 from appliance.runtime.store import Store  # noqa: E402
-from appliance.tournament.director import Director  # noqa: E402
+from appliance.runtime.tournament import TournamentShell  # noqa: E402
 
 PACKAGE = package(60, 10)
 
 
 def prepare(db: str) -> None:
     loop = GameLoop(Store(db)).start()
-    t = loop.new_game("tournament", {"title": "Обрыв"}).result()
-    d = Director(loop, t)
+    d = TournamentShell(loop)
+    d.create({"title": "Обрыв"})
     d.submit({"type": "import_entries",
               "entries": [{"name": f"И{i}", "team": f"К{i % 7}"} for i in range(18)]})
     d.submit({"type": "draw", "seed": 5})
@@ -55,8 +55,8 @@ def run(db: str, phase: str, cut: int, acks: str) -> None:
     clock = FakeClock()
     store = Store(db)
     loop = GameLoop(store, clock=clock).start()
-    d = Director.running(loop)
-    assert d is not None
+    d = TournamentShell(loop)
+    assert d.game is not None
     d.reconcile()
     steps = 0
     armed = False
@@ -71,7 +71,7 @@ def run(db: str, phase: str, cut: int, acks: str) -> None:
     store.db.conn.set_trace_callback(trace)
     battle = views.next_battles(d.state)[0].id
     armed = phase == "start"
-    game = d.start(battle, PACKAGE)
+    game = d.start_battle(battle, d.setup_for(battle, PACKAGE))
     ack(f"ack started {game}")
     if phase == "end":
         end_game = loop.end_game
@@ -89,7 +89,7 @@ def run(db: str, phase: str, cut: int, acks: str) -> None:
             if b is not None and b.status == DONE:
                 ack("ack done")
                 break
-            loop.submit({"type": "noop"}, game=d.tournament).result()
+            loop.submit({"type": "noop"}, game=d.game).result()
     armed = False
     if cut > steps:  # the cut after the phase's last statement
         os.kill(os.getpid(), signal.SIGKILL)

@@ -28,7 +28,7 @@ from appliance.rules.tournament.state import DONE, PLAYING, Tournament
 from appliance.runtime.loop import GameLoop
 from appliance.runtime.running import RunningGame
 from appliance.runtime.store import FINISHED, RUNNING, Store
-from appliance.tournament.director import Director
+from appliance.runtime.tournament import TournamentShell
 
 
 @pytest.fixture(scope="module")
@@ -90,9 +90,9 @@ def check_log(db: Path, acks: list[str]) -> None:
 def check_restart(db: Path) -> str:
     """Start the box on the cut log; returns what became of the battle."""
     loop = GameLoop(Store(db)).start()
-    d = Director.running(loop)
+    d = TournamentShell(loop)
     try:
-        assert d is not None
+        assert d.game is not None
         d.reconcile()
         s = d.state
         playing = {b.game for b in s.battles if b.status == PLAYING}
@@ -111,7 +111,7 @@ def check_restart(db: Path) -> str:
                 return "done"
         # neither: the battle can be started again, once
         ready = views.next_battles(s)[0].id
-        g = d.start(ready, battle_cut_child.PACKAGE)
+        g = d.start_battle(ready, d.setup_for(ready, battle_cut_child.PACKAGE))
         assert loop.current == g
         assert [x.id for x in loop.store.games() if x.rules == "battle"] == [g]
         return "neither"
@@ -158,9 +158,9 @@ def test_start_up_closes_a_battle_game_the_tournament_does_not_count(baseline: P
         assert orphan not in loop.games()
         # a casual game (no tournament in its setup) is untouched and current
         assert loop.store.game(casual).status == RUNNING and loop.current == casual
-        d = Director.running(loop)
-        assert d is not None
-        g = d.start(ready, battle_cut_child.PACKAGE)
+        d = TournamentShell(loop)
+        assert d.game is not None
+        g = d.start_battle(ready, d.setup_for(ready, battle_cut_child.PACKAGE))
         assert loop.current == g and d.state.battle(ready).game == g  # type: ignore[union-attr]
         d.close()
     finally:

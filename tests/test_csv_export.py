@@ -63,7 +63,7 @@ def finished(tmp_path: Path):  # noqa: ANN201
     c = k.app.test_client()
     assert c.post("/login", data={"pin": k.services.settings.pin}).status_code == 302
     assert c.post("/admin/tournament/create", data={"title": "=Кубок"}).status_code == 302
-    d = k.app.extensions["svoyak_director"]
+    d = k.services.tournament
     people = [{"name": n, "team": f"@Команда {i}", "city": f"+Город {i}"}
               for i, n in enumerate(HOSTILE)]
     people += [{"name": f"Игрок {i}", "team": f"Команда {i}"} for i in range(3)]
@@ -96,13 +96,13 @@ def test_the_cli_csvs_are_inert(finished, tmp_path: Path) -> None:  # noqa: ANN0
     k, _, d = finished
     out = tmp_path / "results.csv"
     db = str(k.store.path)
-    report = subprocess.run([*SVOYAK, "tournament", "report", str(d.tournament), "--csv",
+    report = subprocess.run([*SVOYAK, "tournament", "report", str(d.game), "--csv",
                              str(out), "--data", str(k.store.path.parent)],
                             capture_output=True, text=True, timeout=60)
     assert report.returncode == 0, report.stderr
     rows = assert_inert(out.read_text("utf-8"), NUMERIC)
     assert "'-1+1" in {row[CSV_COLUMNS.index("name")] for row in rows}
-    log = subprocess.run([*SVOYAK, "log", "export", str(d.tournament), "--format", "csv",
+    log = subprocess.run([*SVOYAK, "log", "export", str(d.game), "--format", "csv",
                           "--db", db], capture_output=True, text=True, timeout=60)
     assert log.returncode == 0, log.stderr
     rows = assert_inert(log.stdout, {"seq", "t_ns"})

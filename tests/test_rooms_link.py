@@ -18,18 +18,23 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from appliance.packages import jsonform
 from appliance.runtime.loop import GameLoop
 from appliance.runtime.store import Store, db_path
-from rooms import messages, topics
+from appliance.runtime.tournament import TournamentShell
+from rooms import config, topics
 from rooms.director import Director
 from rooms.link import Broker
 from rooms.room import RoomBox
+from svoyak.cli import main as svoyak
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import broker_kit  # noqa: E402
+from tournament_kit import package  # noqa: E402
 
 PASSWORDS = {"director": "director-secret", "room1": "AAAA-BBBB", "room2": "CCCC-DDDD"}
-ENTRIES = [f"Игрок {i}" for i in range(1, 10)]
+# Nine entries of nine teams: a bracket of 9, the three 1/3 finals and the final.
+ENTRIES = [{"name": f"Игрок {i}", "team": f"Команда {i}"} for i in range(1, 10)]
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +77,60 @@ class Room:
         self.store.close()
 
 
+class DirectorBox:
+    """The director's box in this process: its log, game loop and tournament shell (as
+    `svoyak serve` builds them), a real tournament of `entries` drawn with `seed`, and the
+    rooms link over them. Opened again over the same directory, it resumes the same
+    tournament."""
+
+    def __init__(self, tmp: Path, b: Any, seed: int = 7, entries: list[Any] = ENTRIES,
+                 connect: bool = True):
+        self.data = tmp / "director"
+        self.store = Store(db_path(self.data))
+        self.loop = GameLoop(self.store).start()
+        self.shell = TournamentShell(self.loop)
+        if self.shell.game is None:
+            self.shell.create({"title": "Кубок залов"})
+            self.shell.submit({"type": "import_entries", "entries": entries})
+            self.shell.submit({"type": "draw", "seed": seed})
+        self.link = Director(broker=creds(b, "director") if connect else None,
+                             tournament=self.shell, package=package(40, 5))
+
+    @property
+    def state(self) -> Any:
+        return self.shell.state
+
+    def winner(self, battle: str) -> str | None:
+        """The name of a battle's winner, once its result is in the tournament."""
+        b = self.state.battle(battle)
+        return None if b is None or b.result is None else self.state.name(b.result.winner)
+
+    def seat(self, battle: str, k: int) -> str:
+        return self.state.name(self.state.battle(battle).present[k])
+
+    def close(self) -> None:
+        self.link.close()
+        self.shell.close()
+        self.loop.stop()
+        self.store.close()
+
+    def as_configured(self, b: Any, tmp: Path) -> None:
+        """DATA/rooms.json as `svoyak rooms director` writes it, naming this box's package
+        (a file), for the `svoyak rooms` commands."""
+        pkg = tmp / "package.json"
+        pkg.write_text(json.dumps(jsonform.to_dict(package(40, 5)), ensure_ascii=False))
+        config.make_director(self.data, "127.0.0.1", b.port, tmp / "passwd-cli", str(pkg))
+
+
+def cli(capsys: Any, *args: str) -> tuple[int, Any]:
+    """`svoyak rooms ...`: its exit status and the JSON of its last line (or stderr)."""
+    capsys.readouterr()
+    rc = svoyak(["rooms", *args])
+    out = capsys.readouterr()
+    lines = out.out.strip().splitlines()
+    return rc, json.loads(lines[-1]) if rc == 0 and lines else out.err
+
+
 def play(loop: GameLoop, game: int, winner_seat: int) -> None:
     """A whole battle through the loop: `winner_seat` takes every question."""
     def ok(cmd: dict[str, Any]) -> bool:
@@ -93,13 +152,15 @@ def play(loop: GameLoop, game: int, winner_seat: int) -> None:
     loop.end_game(game).result(5)
 
 
-def test_battles_flow_through_the_broker_exactly_once(broker: Any, tmp_path: Path) -> None:
-    director = Director(broker=creds(broker, "director"), store_path=tmp_path / "dir.db")
-    director.draw(ENTRIES, seed=7)
+def test_battles_flow_through_the_broker_exactly_once(broker: Any, tmp_path: Path,
+                                                     capsys: Any) -> None:
+    box = DirectorBox(tmp_path, broker)
+    director = box.link
     director.add_room("room1")
     director.add_room("room2")
     director.start()
     rooms = [Room(tmp_path, "room1", broker, "boxA"), Room(tmp_path, "room2", broker, "boxB")]
+    closed = False
     try:
         played: list[str] = []
         for _ in range(4):  # 3 battles of the 1/3 final, then the final
@@ -115,9 +176,13 @@ def test_battles_flow_through_the_broker_exactly_once(broker: Any, tmp_path: Pat
             assert r.box.start_battle() == game  # starting twice: the same game
             play(r.loop, game, winner_seat=len(played) % 3)
             played.append(a["battle"])
-            wait(lambda b=a["battle"]: director.t.state.battles[b].winner, what="the result")
-        final = director.t.state.battles[director.t.state.order[-1]]
-        assert final.winner is not None
+            wait(lambda b=a["battle"]: box.winner(b), what="the result")
+            b = box.state.battle(a["battle"])
+            assert b.room == r.box.room  # the tournament's own events name where
+            assert b.result.source.to_json() == {"box": r.box.box, "game": game,
+                                                 "room": r.box.room}
+        final = box.state.final
+        assert final is not None and final.result is not None and box.state.finished
         # Every battle's events exactly once, equal to the room's own log.
         for r in rooms:
             for g in r.box.games():
@@ -144,15 +209,81 @@ def test_battles_flow_through_the_broker_exactly_once(broker: Any, tmp_path: Pat
         assert director.replay() == director.t.view()
         assert director.replay()["podium"] == before["podium"]
         assert len(before["podium"]) == 3
+        # `svoyak rooms` on the finished tournament, the box no longer serving: its
+        # status is the real bracket, and a genuine result file is taken (once only).
+        carried = json.loads(json.dumps(rooms[0].box.export_result(
+            rooms[0].box.games()[0]["game"])))
+        for r in rooms:  # first: nothing of theirs waits in the director's broker session
+            r.close()
+        rooms = []
+        box.close()
+        closed = True
+        box.as_configured(broker, tmp_path)
+        rc, st = cli(capsys, "status", "--data", str(box.data))
+        assert rc == 0, st
+        assert st["bracket"] == before and len(st["bracket"]["battles"]) == 4
+        assert all(b["status"] == "done" for b in st["bracket"]["battles"])
+        assert [r["room"] for r in st["rooms"]] == ["room1", "room2"]
+        rc, out = cli(capsys, "import-result", "--data", str(box.data),
+                      str(_file(tmp_path, carried)))
+        assert (rc, out) == (0, {"applied": False}), out  # applied over the link already
     finally:
         for r in rooms:
             r.close()
-        director.close()
+        if not closed:
+            box.close()
+
+
+def test_a_battle_its_room_ends_early_reaches_the_director_stopped(
+        broker: Any, tmp_path: Path) -> None:
+    """The room's host ends the battle before the rules give a winner: the result goes over
+    the link as always and the tournament records the battle as stopped (with the scores
+    and the room's source), acknowledged to the room; the director then awards it to the
+    leader, and the winner goes on."""
+    box = DirectorBox(tmp_path, broker, seed=2)
+    director = box.link
+    director.add_room("room1")
+    director.start()
+    room = Room(tmp_path, "room1", broker, "boxS")
+    try:
+        a = wait(room.box.assignment, what="the assignment")
+        battle = a["battle"]
+        game = room.box.start_battle()
+        loop = room.loop
+        for cmd in ({"type": "announce"}, {"type": "press", "player": 1}):
+            assert loop.submit(cmd, game).result(5).refused is None
+        wait(lambda: loop.snapshot(game)[1].phase == "answering", what="the answerer")
+        assert loop.submit({"type": "judge", "verdict": "right"}, game).result(5).refused is None
+        loop.end_game(game).result(5)  # ended early: no winner by the rules
+        b = wait(lambda: (x := box.state.battle(battle)) and x.status == "stopped" and x,
+                 what="the stopped battle on the director")
+        assert b.stopped is not None and b.stopped[1] > 0 and max(b.stopped) == b.stopped[1]
+        stopped = [e for e in box.store.events(box.shell.game) if e.type == "battle_stopped"]
+        assert [e.data["source"] for e in stopped] == [
+            {"box": "boxS", "game": game, "room": "room1"}]
+        wait(lambda: room.box.games()[0]["result_acked"], what="the acknowledgement")
+        assert not [r for r in director.refusals if r["room"] == "room1"], director.refusals
+        shown = next(x for x in director.status()["bracket"]["battles"] if x["id"] == battle)
+        assert shown["status"] == "stopped" and shown["room"] == "room1"
+        # The director decides: the leader wins, and goes on in the bracket.
+        box.shell.submit({"type": "award_leader", "battle": battle, "reason": "свет"})
+        assert box.winner(battle) == box.seat(battle, 1)
+        wait(lambda: (x := room.box.assignment()) and x["battle"] != battle,
+             what="the room's next battle")
+    finally:
+        room.close()
+        box.close()
+
+
+def _file(tmp: Path, obj: Any) -> Path:
+    path = tmp / "result.json"
+    path.write_text(json.dumps(obj, ensure_ascii=False), "utf-8")
+    return path
 
 
 def test_room_catches_up_after_the_link_was_down(broker: Any, tmp_path: Path) -> None:
-    director = Director(broker=creds(broker, "director"), store_path=tmp_path / "dir.db")
-    director.draw(ENTRIES, seed=3)
+    box = DirectorBox(tmp_path, broker, seed=3)
+    director = box.link
     director.add_room("room1")
     director.start()
     room = Room(tmp_path, "room1", broker, "boxC")
@@ -168,22 +299,21 @@ def test_room_catches_up_after_the_link_was_down(broker: Any, tmp_path: Path) ->
         assert room.box.status()["unacknowledged"] > 0
         broker.start()
         battle = room.box.assignment()["battle"]
-        wait(lambda: director.t.state.battles[battle].winner is not None, timeout_s=30,
-             what="the catch-up")
+        wait(lambda: box.winner(battle) is not None, timeout_s=30, what="the catch-up")
         got = director.db.query("SELECT seq FROM rooms_applied WHERE box = 'boxC' ORDER BY seq")
         assert [s for (s,) in got] == [e.seq for e in room.store.log(game)]
-        assert director.t.state.battles[battle].winner == director.t.state.battles[
-            battle].players[1]
+        assert box.winner(battle) == box.seat(battle, 1)
     finally:
         room.close()
-        director.close()
+        box.close()
 
 
-def test_result_carried_by_file(broker: Any, tmp_path: Path) -> None:
-    online = Director(broker=creds(broker, "director"), store_path=tmp_path / "dir.db")
-    online.draw(ENTRIES, seed=5)
-    online.add_room("room2")
-    online.start()
+def test_result_carried_by_file(broker: Any, tmp_path: Path, capsys: Any) -> None:
+    """No network: the room's result goes by USB stick to the director, which is not
+    serving, and `svoyak rooms import-result` applies it to the real tournament."""
+    online = DirectorBox(tmp_path, broker, seed=5)
+    online.link.add_room("room2")
+    online.link.start()
     room = Room(tmp_path, "room2", broker, "boxD")
     try:
         wait(room.box.assignment, what="the assignment")
@@ -191,21 +321,32 @@ def test_result_carried_by_file(broker: Any, tmp_path: Path) -> None:
         game = room.box.start_battle()
         play(room.loop, game, winner_seat=2)
         online.close()
+        online.as_configured(broker, tmp_path)
         carried = json.loads(json.dumps(room.box.export_result(game)))
-        offline = Director(broker=None, store_path=tmp_path / "dir.db")
+        battle = carried["battle"]
         tampered = json.loads(json.dumps(carried))
         tampered["summary"]["scores"][0] += 10
-        with pytest.raises(messages.BadMessage) as e:
-            offline.import_result(tampered)
-        assert "checksum" in e.value.en and "контрольная" in e.value.ru
-        assert offline.import_result(carried) is True
-        assert offline.import_result(carried) is False  # once only
-        battle = carried["battle"]
-        assert offline.t.state.battles[battle].winner == offline.t.state.battles[battle].players[2]
-        assert [s for (s,) in offline.db.query(
-            "SELECT seq FROM rooms_applied ORDER BY seq")] == [
-            e.seq for e in room.store.log(game)]
-        offline.close()
+        rc, err = cli(capsys, "import-result", "--data", str(online.data),
+                      str(_file(tmp_path, tampered)))
+        assert rc == 2 and "checksum" in err and "контрольная" in err
+        rc, out = cli(capsys, "import-result", "--data", str(online.data),
+                      str(_file(tmp_path, carried)))
+        assert (rc, out) == (0, {"applied": True}), out
+        rc, out = cli(capsys, "import-result", "--data", str(online.data),
+                      str(_file(tmp_path, carried)))
+        assert (rc, out) == (0, {"applied": False})  # once only
+        rc, st = cli(capsys, "status", "--data", str(online.data))
+        shown = next(b for b in st["bracket"]["battles"] if b["id"] == battle)
+        assert shown["status"] == "done" and shown["winner"] == shown["players"][2]
+        assert shown["source"] == {"box": "boxD", "game": game, "room": "room2"}
+        offline = DirectorBox(tmp_path, broker, connect=False)
+        try:
+            assert offline.winner(battle) == offline.seat(battle, 2)
+            assert [s for (s,) in offline.link.db.query(
+                "SELECT seq FROM rooms_applied ORDER BY seq")] == [
+                e.seq for e in room.store.log(game)]
+        finally:
+            offline.close()
     finally:
         room.loop.stop()
         room.box.db.close()
@@ -336,18 +477,9 @@ def test_a_battle_replayed_by_the_director_leaves_its_room(broker: Any, tmp_path
     """The tournament engine behind the link: the director replays the final while a room
     plays it; the room gets a new assignment, the old game's later messages are stale
     (acknowledged, never applied), and the new game's result finishes the tournament."""
-    from tournament_kit import package
-
-    from rooms.tournaments import EngineBracket, replay_engine
-
-    dstore = Store(db_path(tmp_path / "director"))
-    dloop = GameLoop(dstore).start()
-    t = dloop.new_game("tournament", {"title": "Кубок"}).result(10)
     entries = [{"name": n, "team": f"T{i}"} for i, n in enumerate(("Анна", "Борис", "Вера"))]
-    for cmd in ({"type": "import_entries", "entries": entries}, {"type": "draw", "seed": 4}):
-        assert dloop.submit(cmd, game=t).result(10).refused is None
-    director = Director(broker=creds(broker, "director"), store_path=dstore.path,
-                        tournament=lambda db: EngineBracket(db, dloop, t, package(40, 5)))
+    box = DirectorBox(tmp_path, broker, seed=4, entries=entries)
+    director = box.link
     director.add_room("room1")
     director.start()
     room = Room(tmp_path, "room1", broker, "boxR")
@@ -358,8 +490,7 @@ def test_a_battle_replayed_by_the_director_leaves_its_room(broker: Any, tmp_path
         room.loop.submit({"type": "announce"}, old).result(5)
         wait(lambda: director.live.get("room1", {}).get("phase") == "open", what="live")
         # The director replays the final (a broken button, say).
-        assert dloop.submit({"type": "replay_battle", "battle": "F"}, game=t).result(
-            10).refused is None
+        box.shell.replay("F")
         a2 = wait(lambda: (x := room.box.assignment()) and x["id"] == "F#2" and x,
                   what="the new assignment")
         assert {th["name"] for th in a2["setup"]["themes"]}.isdisjoint(
@@ -378,12 +509,10 @@ def test_a_battle_replayed_by_the_director_leaves_its_room(broker: Any, tmp_path
                     what="the podium")
         final = view["battles"][-1]
         assert final["winner"] == final["players"][1]
-        assert replay_engine(dstore, director.db) == view
+        assert director.replay() == view
     finally:
         room.close()
-        director.close()
-        dloop.stop()
-        dstore.close()
+        box.close()
 
 
 def test_a_room_joined_while_the_broker_runs_gets_in_after_the_reload(

@@ -24,7 +24,7 @@ def box(tmp_path: Path) -> Any:
     from rooms.wiring import Rooms
 
     kit = make_kit(tmp_path / "box")
-    rooms = Rooms(tmp_path / "box", kit.store, kit.loop, kit.services)
+    rooms = Rooms(tmp_path / "box", kit.store, kit.loop, kit.services, kit.services.tournament)
     kit.app.register_blueprint(rooms_pages.bp)
     rooms.screens(kit.socketio)
     yield kit
@@ -121,9 +121,11 @@ def test_restarting_the_director_link_leaves_no_loop_subscriber_behind(
                                            "passwd": str(tmp_path / "passwd")}).get_json()
     assert r == {"ok": True, "role": "director"}
     rooms = box.app.extensions["svoyak"].extras["rooms_setup"].__self__
-    after_first = box.loop.subscribers()
+    shell = box.services.tournament
+    after_first = (box.loop.subscribers(), shell.watchers())
+    assert after_first[1] == 1  # the director link watches the tournament's corrections
     for _ in range(10):
         rooms.restart()
-    assert box.loop.subscribers() == after_first
+    assert (box.loop.subscribers(), shell.watchers()) == after_first
     rooms.close()
-    assert box.loop.subscribers() == after_first - 1  # the link's own watch, gone with it
+    assert shell.watchers() == 0  # the link's own watch, gone with it

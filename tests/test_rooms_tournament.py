@@ -27,9 +27,11 @@ import socketio
 
 from appliance.packages import jsonform
 from appliance.packages.model import Item, ItemType, Package, Question, Round, Theme
+from appliance.runtime.loop import GameLoop
 from appliance.runtime.store import Store, db_path
+from appliance.runtime.tournament import TournamentShell
+from rooms.assignments import bracket
 from rooms.db import Tables
-from rooms.tournaments import replay_engine
 from svoyak.cli import main as svoyak
 from webui import localserver
 
@@ -340,6 +342,12 @@ def test_three_rooms_play_a_tournament_through_failures(venue: Any, capsys: Any)
         broker.start()
         tablet.wait_for_selector("#rooms-link", state="hidden", timeout=20_000)
         wait_for(lambda: len(director.status()["bracket"]["podium"]) == 3, "the podium")
+        # A result file as the room's host downloads it, for the no-network path below.
+        first = rooms[0].status()["games"][0]["game"]
+        carried = hosts[0].http.get(f"{rooms[0].base}/admin/rooms/result/{first}.json",
+                                    timeout=10)
+        assert carried.status_code == 200
+        (tmp / "result.json").write_bytes(carried.content)
     finally:
         browser.close()
         pw.stop()
@@ -387,9 +395,27 @@ def test_three_rooms_play_a_tournament_through_failures(venue: Any, capsys: Any)
     dtab.close()
     # The director's log (the tournament engine's game) replays to the same bracket.
     store = Store(db_path(ddata))
+    loop = GameLoop(store).start()
+    shell = TournamentShell(loop)
     dtab = Tables(db_path(ddata), "")
     try:
-        assert replay_engine(store, dtab) == final["bracket"]
+        rooms_of = {str(b): str(r) for b, r in dtab.query(
+            "SELECT battle, room FROM rooms_assignments")}
+        assert bracket(shell.replayed(), rooms_of) == final["bracket"]
     finally:
         dtab.close()
+        shell.close()
+        loop.stop()
         store.close()
+    # `svoyak rooms` on the finished 27-entry tournament (the director no longer serving):
+    # the status is its real bracket and podium, and a genuine result file from a room is
+    # taken — already applied over the link, so it changes nothing.
+    capsys.readouterr()
+    assert svoyak(["rooms", "status", "--data", str(ddata)]) == 0
+    st = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert st["bracket"] == final["bracket"] and len(st["bracket"]["battles"]) == 13
+    assert len(st["bracket"]["podium"]) == 3
+    assert svoyak(["rooms", "import-result", "--data", str(ddata),
+                   str(tmp / "result.json")]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out.strip().splitlines()[-1]) == {"applied": False}, out.err

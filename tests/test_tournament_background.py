@@ -64,7 +64,7 @@ def test_the_host_console_cannot_end_the_tournament(kit: Kit) -> None:
     c = kit.app.test_client()
     assert c.post("/login", data={"pin": kit.services.settings.pin}).status_code == 302
     assert c.post("/admin/tournament/create", data={"title": "Кубок"}).status_code == 302
-    d = kit.app.extensions["svoyak_director"]
+    d = kit.services.tournament
     assert kit.loop.current is None
     host = kit.host()
     seen = views(host)
@@ -72,7 +72,7 @@ def test_the_host_console_cannot_end_the_tournament(kit: Kit) -> None:
     assert all(a["type"] != END_GAME for v in seen for a in v.get("actions", []))
     res = host.emit("command", {"type": "end_game"}, callback=True)
     assert res["ok"] is False and res["refused"]["ru"] and res["refused"]["en"]
-    assert kit.store.game(d.tournament).status == RUNNING
+    assert kit.store.game(d.game).status == RUNNING
     r = c.post("/admin/tournament/import", data={"file": (io.BytesIO(CSV.encode()), "e.csv")},
                content_type="multipart/form-data")
     assert r.status_code == 302
@@ -89,4 +89,4 @@ def test_the_host_console_cannot_end_the_tournament(kit: Kit) -> None:
             break
         time.sleep(0.01)
     assert view and any(a["type"] == END_GAME for a in view[-1]["actions"])
-    assert kit.store.game(d.tournament).status == RUNNING
+    assert kit.store.game(d.game).status == RUNNING

@@ -15,14 +15,14 @@ from appliance.rules.tournament import views
 from appliance.rules.tournament.state import DONE, PLAYOFF
 from appliance.runtime.loop import GameLoop
 from appliance.runtime.store import Store
-from appliance.tournament.director import Director
+from appliance.runtime.tournament import TournamentShell
 
 
 def make(tmp_path, n: int, teams: int, **setup):  # noqa: ANN001, ANN201
     clock = FakeClock()
     loop = GameLoop(Store(tmp_path / "svoyak.db"), clock=clock).start()
-    t = loop.new_game("tournament", {"title": "Кубок", **setup}).result(timeout=30)
-    d = Director(loop, t)
+    d = TournamentShell(loop)
+    d.create({"title": "Кубок", **setup})
     rows = [{"name": f"Игрок {i}", "team": f"Команда {i % teams}", "city": "Город",
              "rating": (1000 - i) if i < 5 else None} for i in range(n)]
     d.submit({"type": "import_entries", "entries": rows})
@@ -30,7 +30,7 @@ def make(tmp_path, n: int, teams: int, **setup):  # noqa: ANN001, ANN201
     return loop, clock, d
 
 
-def settle(d: Director, battle_id: str) -> None:
+def settle(d: TournamentShell, battle_id: str) -> None:
     """The result goes back through the notifier thread: wait until it is in.
 
     Bounded by time, not by a count of round trips: on a loaded machine the notifier thread
@@ -40,7 +40,7 @@ def settle(d: Director, battle_id: str) -> None:
         b = d.state.battle(battle_id)
         if b is not None and b.status == DONE:
             return
-        d.loop.submit({"type": "noop"}, game=d.tournament).result(timeout=30)  # a round trip
+        d.loop.submit({"type": "noop"}, game=d.game).result(timeout=30)  # a round trip
         time.sleep(0.005)
     raise AssertionError(f"{battle_id} got no result")
 
@@ -64,7 +64,7 @@ def test_a_whole_tournament_from_the_draw_to_the_podium(tmp_path, n: int, teams:
                     walkover_done = True
                     assert b.result is not None and b.result.walkover
                     continue
-            game = d.start(b.id, pack)
+            game = d.start_battle(b.id, d.setup_for(b.id, pack))
             battle = host.state(game)
             assert list(battle.players) == [d.state.player(e).entry.name for e in b.present]
             assert len([t for t in battle.themes if not t.extra]) == (
@@ -104,6 +104,12 @@ def test_a_whole_tournament_from_the_draw_to_the_podium(tmp_path, n: int, teams:
         board = views.view(s, "board")
         assert [p["place"] for p in board["podium"]][:1] == [1]
         assert board["playing"] == [] and board["next"] == []
+        # each played battle's result names its game on this box (its source)
+        for b in s.battles:
+            assert b.result is not None
+            want = None if b.result.walkover else {"game": b.game}
+            got = b.result.source.to_json() if b.result.source is not None else None
+            assert got == want, b.id
     finally:
         d.close()
         loop.stop()
@@ -114,13 +120,13 @@ def test_ties_for_second_by_an_extra_theme_when_set(tmp_path) -> None:  # noqa: 
     host = Host(loop, clock, random.Random(3))
     pack = package(40, 5)
     try:
-        game = d.start("F", pack)
+        game = d.start_battle("F", d.setup_for("F", pack))
         host.play(game, leader_and_tied(0, 1, 2))
         settle(d, "F")
         assert not d.state.finished
         p = d.state.battle(PLAYOFF)
         assert p is not None and len(p.present) == 2
-        game = d.start(PLAYOFF, pack)
+        game = d.start_battle(PLAYOFF, d.setup_for(PLAYOFF, pack))
         assert len(host.state(game).themes) == 1
         host.play(game, lambda s: 1)
         settle(d, PLAYOFF)
@@ -137,10 +143,10 @@ def test_starting_refuses_before_anything_is_created(tmp_path) -> None:  # noqa:
     try:
         games = loop.games()
         with pytest.raises(Refused) as err:
-            d.start("F", package())  # players not known yet
+            d.start_battle("F", d.setup_for("F", package()))  # players not known yet
         assert err.value.code == "not_ready" and loop.games() == games
         with pytest.raises(Refused) as err:
-            d.start("3.1", package(3, 0))  # too few themes
+            d.start_battle("3.1", d.setup_for("3.1", package(3, 0)))  # too few themes
         assert err.value.code == "not_enough_themes" and loop.games() == games
     finally:
         d.close()
@@ -166,7 +172,7 @@ def test_a_whole_tournament_of_244_through_the_battle_engine(tmp_path) -> None: 
                 d.submit({"type": "walkover", "battle": b.id, "absent": list(b.present[1:])})
                 walkover = d.state.battle(b.id).status == DONE
                 continue
-            game = d.start(b.id, pack)
+            game = d.start_battle(b.id, d.setup_for(b.id, pack))
             theirs = host.state(game)
             assert len([t for t in theirs.themes if not t.extra]) == (
                 12 if b.id == "F" else 6 if b.drawn.feeds == "F" else 4)
@@ -219,11 +225,11 @@ def one_question(host: Host, game: int, seat: int) -> None:
     host.send(game, "judge", verdict="right")
 
 
-def wait_status(d: Director, battle_id: str, status: str) -> None:
+def wait_status(d: TournamentShell, battle_id: str, status: str) -> None:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if d.state.battle(battle_id).status == status:
             return
-        d.loop.submit({"type": "noop"}, game=d.tournament).result(timeout=30)
+        d.loop.submit({"type": "noop"}, game=d.game).result(timeout=30)
         time.sleep(0.005)
     raise AssertionError(f"{battle_id} is not {status}")

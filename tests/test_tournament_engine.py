@@ -271,3 +271,42 @@ def test_players_out_have_their_places_as_soon_as_their_stage_is_over() -> None:
     table = views.places(s)
     assert len(table) == 28 and [r["place"] for r in table][:1] == [1]
     assert {(r["range_from"], r["range_to"]) for r in table if r["stage"] == "1/3"} == {(4, 9)}
+
+
+def test_a_result_says_where_it_was_played_and_old_logs_without_it_still_fold() -> None:
+    """``battle_result`` and ``battle_stopped`` carry their source (box, game, room) into
+    the tournament's own event; a battle given to a room names it in ``battle_started``.
+    An event logged before there was a source folds as it did (no source)."""
+    s = step(entered(9, teams=9), "draw", seed=3)
+    s = step(s, "start_battle", battle="3.1", room="room2", **theme_args(s, "3.1"))
+    b = s.battle("3.1")
+    assert b is not None and b.room == "room2" and b.game is None
+    lines = [{"score": 50}, {"score": 20}, {"score": 10}]
+    for bad in ({"box": 7}, {"game": "1"}, {"room": ""}, {"where": "x"}, {}, "room2",
+                {"game": True}, {"box": "b" * 65}):
+        assert refused(s, "battle_result", battle="3.1", winner=0, lines=lines,
+                       source=bad).code == "bad_source", bad
+    assert refused(s, "start_battle", battle="3.2", room=3,
+                   **theme_args(s, "3.2")).code == "bad_room"
+    source = {"box": "boxA", "game": 4, "room": "room2"}
+    events = game.decide(s, cmd("battle_result", battle="3.1", winner=0, lines=lines,
+                                source=source))
+    assert events[0].type == "battle_finished" and events[0].data["source"] == source
+    done = fold(game, s, events)
+    res = done.battle("3.1").result  # type: ignore[union-attr]
+    assert res is not None and res.source is not None and res.source.to_json() == source
+    assert views.battle_json(done, done.battle("3.1"))["source"] == source  # type: ignore
+    stopped = game.decide(s, cmd("battle_stopped", battle="3.1", scores=[1, 2, 3],
+                                 source=source))
+    assert stopped[0].data["source"] == source
+    # an old log: the same event without a source
+    old = dict(events[0].data)
+    del old["source"]
+    from appliance.rules.protocol import Event
+    folded = game.evolve(s, Event("battle_finished", 0, old))
+    res = folded.battle("3.1").result  # type: ignore[union-attr]
+    assert res is not None and res.source is None and res.winner == b.present[0]
+    assert views.battle_json(folded, folded.battle("3.1"))["source"] is None  # type: ignore
+    # a replay takes the room back with the result
+    again = step(done, "replay_battle", battle="3.1")
+    assert again.battle("3.1").room is None  # type: ignore[union-attr]

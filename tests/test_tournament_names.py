@@ -75,6 +75,6 @@ def test_a_50_mb_upload_gets_the_size_message(tmp_path: Path) -> None:
                    content_type="multipart/form-data")
         page = r.get_data(as_text=True)
         assert r.status_code == 400 and "строка 2" in page and "U+0000" in page
-        assert k.app.extensions["svoyak_director"].state.players == ()
+        assert k.services.tournament.state.players == ()
     finally:
         k.close()

@@ -57,7 +57,7 @@ def test_a_director_runs_the_morning_from_the_page(kit) -> None:  # noqa: ANN001
                   ).status_code == 302
     assert c.post("/admin/tournament/entry/11", data={"withdraw": "1"}).status_code == 302
     assert c.post("/admin/tournament/draw", data={"seed": "77"}).status_code == 302
-    d = kit.app.extensions["svoyak_director"]
+    d = kit.services.tournament
     s = d.state
     assert s.seed == 77 and s.plan.bracket == 9 and len(s.active()) == 10
     page = c.get("/admin/tournament/").get_data(as_text=True)
@@ -123,7 +123,7 @@ def test_after_the_draw_the_page_shows_its_seed_and_the_next_step(kit) -> None: 
     before = c.get("/admin/tournament/").get_data(as_text=True)
     assert re.search(r'<button class="btn primary" type="submit">Жеребьёвка</button>', before)
     assert c.post("/admin/tournament/draw", data={"seed": "503086853"}).status_code == 302
-    d = kit.app.extensions["svoyak_director"]
+    d = kit.services.tournament
     battles = [(b.id, b.status) for b in d.state.battles]
     for _ in range(3):  # every load offers a new random seed before the draw, never after
         page = c.get("/admin/tournament/").get_data(as_text=True)
@@ -173,7 +173,7 @@ def test_a_broken_entries_file_is_refused_once_per_problem_in_red(kit) -> None: 
     assert alert is not None  # a refusal, styled as one (the tryout saw it green)
     text = alert.group(1)
     assert text.count("неизвестн") == 1 and "имя, команда, город, рейтинг" in text
-    assert kit.app.extensions["svoyak_director"].state.players == ()
+    assert kit.services.tournament.state.players == ()
     assert "Столбцы имя, команда, город, рейтинг" in page
 
 
@@ -197,7 +197,7 @@ def test_the_director_comes_back_after_a_restart(tmp_path: Path) -> None:
     k.close()
     k2 = make_kit(tmp_path)
     try:
-        d = k2.app.extensions["svoyak_director"]
+        d = k2.services.tournament
         assert d is not None and [p.entry.name for p in d.state.players] == ["А"]
     finally:
         k2.close()
@@ -212,7 +212,7 @@ def test_the_draw_is_by_lot_unless_the_director_ticks_seeded(kit) -> None:  # no
     assert box is not None and box.group(1) is None  # off by default
     assert "Не по регламенту" in page
     assert c.post("/admin/tournament/draw", data={"seed": "4"}).status_code == 302
-    d = kit.app.extensions["svoyak_director"]
+    d = kit.services.tournament
     assert d.state.seeded is False
     assert c.post("/admin/tournament/draw", data={"seed": "4", "seeded": "1", "confirm": "1"}
                   ).status_code == 302
@@ -280,7 +280,7 @@ def test_a_battle_ended_early_on_the_host_is_the_directors_decision(kit) -> None
     c.post("/admin/tournament/create", data={"title": "Кубок"})
     _entries(c, 9)
     assert c.post("/admin/tournament/draw", data={"seed": "2"}).status_code == 302
-    d = kit.app.extensions["svoyak_director"]
+    d = kit.services.tournament
     assert c.post("/admin/tournament/start", data={"battle": "3.1", "package": "demo:battle"}
                   ).status_code == 302
     game = d.state.battle("3.1").game
@@ -313,7 +313,7 @@ def test_replaying_a_battle_in_play_asks_and_names_what_is_lost(kit) -> None:  #
     c.post("/admin/tournament/create", data={"title": "Кубок"})
     _entries(c, 9)
     assert c.post("/admin/tournament/draw", data={"seed": "2"}).status_code == 302
-    d = kit.app.extensions["svoyak_director"]
+    d = kit.services.tournament
     assert c.post("/admin/tournament/start", data={"battle": "3.2", "package": "demo:battle"}
                   ).status_code == 302
     game = d.state.battle("3.2").game

@@ -17,16 +17,15 @@ from appliance.rules.tournament import views  # noqa: E402
 from appliance.rules.tournament.state import DONE, PLAYING  # noqa: E402
 from appliance.runtime.loop import GameLoop  # noqa: E402
 from appliance.runtime.store import Store  # noqa: E402
-from appliance.tournament.director import Director  # noqa: E402
+from appliance.runtime.tournament import TournamentShell  # noqa: E402
 
 
 def main(db: str, seed: int) -> None:
     clock = FakeClock()
     loop = GameLoop(Store(db), clock=clock).start()
-    d = Director.running(loop)
-    if d is None:
-        t = loop.new_game("tournament", {"title": "Питание"}).result()
-        d = Director(loop, t)
+    d = TournamentShell(loop)
+    if d.game is None:
+        d.create({"title": "Питание"})
         rows = [{"name": f"И{i}", "team": f"К{i % 7}"} for i in range(30)]
         d.submit({"type": "import_entries", "entries": rows})
         d.submit({"type": "draw", "seed": 5})
@@ -47,7 +46,7 @@ def main(db: str, seed: int) -> None:
         ready = views.next_battles(s)
         if not ready:
             break
-        game = d.start(ready[0].id, pack)
+        game = d.start_battle(ready[0].id, d.setup_for(ready[0].id, pack))
         print(f"ack {ready[0].id} started {game}", flush=True)
         host.play(game)
         _wait(d, ready[0].id)
@@ -57,12 +56,12 @@ def main(db: str, seed: int) -> None:
     loop.stop()
 
 
-def _wait(d: Director, battle_id: str) -> None:
+def _wait(d: TournamentShell, battle_id: str) -> None:
     for _ in range(1000):
         b = d.state.battle(battle_id)
         if b is not None and b.status == DONE:
             return
-        d.loop.submit({"type": "noop"}, game=d.tournament).result()
+        d.loop.submit({"type": "noop"}, game=d.game).result()
     raise SystemExit(f"no result for {battle_id}")
 
 

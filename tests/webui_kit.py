@@ -13,6 +13,7 @@ from typing import Any
 
 from appliance.runtime.loop import GameLoop
 from appliance.runtime.store import Store, db_path
+from appliance.runtime.tournament import TournamentShell
 from webui import localserver
 from webui.app import Services, create_app
 from webui.games import Games
@@ -47,6 +48,7 @@ class Kit:
     games: Games
 
     def close(self) -> None:
+        self.services.tournament.close()
         self.loop.stop()
         self.store.close()
 
@@ -68,7 +70,7 @@ def make_kit(tmp: Path, *, simulate: bool = True, library: Any = None) -> Kit:
     games = Games(loop, library)
     services = Services(loop=loop, settings=Settings(tmp), data_dir=tmp, simulate=simulate,
                         start_game=games.start, list_packages=games.list_packages,
-                        library=library, store=store)
+                        library=library, store=store, tournament=TournamentShell(loop))
     services.extras["export_game"] = lambda g: {"game": g, "events": [
         e.to_json() for e in store.log(g)]}
     app, socketio, hub = create_app(services)

@@ -42,6 +42,9 @@ class Services:
     list_packages: Callable[[], list[dict[str, Any]]] = list
     library: Any = None  # appliance.packages.library, when present
     store: Any = None  # appliance.runtime.store.Store, for protocol export
+    # The box's tournament shell (the director's pages drive it): built by the composition
+    # root over the same loop, never by the web UI.
+    tournament: Any = None  # appliance.runtime.tournament.TournamentShell
     extras: dict[str, Any] = field(default_factory=dict)
 
 

@@ -2,9 +2,11 @@
 results) and the public screens — the bracket on the TV paged by stage, the "next battle"
 call, the podium, the results table and printable protocols and bracket.
 
-Handlers only translate forms into tournament commands (through `Director`, i.e. the game
-loop) and views into templates; the rules live in `appliance.rules.tournament`. Pages are plain
-HTML forms; the TV pages refresh themselves from webui/static/js/tournament-board.js.
+Handlers only translate forms into tournament commands (through the box's tournament shell,
+`appliance.runtime.tournament.TournamentShell`, i.e. the game loop: `Services.tournament`,
+built once by the composition root) and views into templates; the rules live in
+`appliance.rules.tournament`. Pages are plain HTML forms; the TV pages refresh themselves
+from webui/static/js/tournament-board.js.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import math
 import secrets
 from typing import Any
 
-from flask import Blueprint, Flask, Response, abort, current_app, redirect, request
+from flask import Blueprint, Flask, Response, abort, redirect, request
 
 from appliance.packages import jsonform
 from appliance.packages.model import Package
@@ -23,7 +25,7 @@ from appliance.rules.tournament import stages as st
 from appliance.rules.tournament import views
 from appliance.rules.tournament.battles import can_supply, theme_needs, themes_needed
 from appliance.rules.tournament.state import PLAYING, READY, STOPPED, Tournament
-from appliance.tournament.director import Director
+from appliance.runtime.tournament import TournamentShell
 from webui import i18n
 from webui.pages import is_host, lang, render, services
 
@@ -36,28 +38,18 @@ AUTOPAGE_S = 12
 
 
 def register(app: Flask) -> None:
-    """Blueprints, and the director of a tournament the loop resumed (so results of
-    battles keep advancing winners after a restart)."""
     app.register_blueprint(public)
     app.register_blueprint(admin)
-    loop = app.extensions["svoyak"].loop
-    try:
-        d = Director.running(loop)
-        if d is not None:
-            d.reconcile()
-    except Exception:  # the box must serve even if the tournament cannot be resumed
-        log.exception("the tournament could not be resumed")
-        d = None
-    app.extensions["svoyak_director"] = d
 
 
-def director() -> Director | None:
-    return current_app.extensions.get("svoyak_director")
+def director() -> TournamentShell | None:
+    """The box's tournament shell, when there is a tournament to drive."""
+    shell: TournamentShell = services().tournament
+    return shell if shell.game is not None else None
 
 
 def state() -> Tournament | None:
-    d = director()
-    return d.state if d is not None else None
+    return services().tournament.state
 
 
 def _name(key: str) -> str:
@@ -297,15 +289,10 @@ def create() -> Any:
                              "final_ties": f.get("final_ties") or "shared"}
     if f.get("bracket"):
         setup["bracket"] = _int(f["bracket"])
-    loop = services().loop
     try:
-        t = loop.new_game("tournament", setup).result(10)
+        services().tournament.create(setup)
     except Refused as r:
         return _refused(r)
-    old = director()
-    if old is not None:
-        old.close()
-    current_app.extensions["svoyak_director"] = Director(loop, t)
     return redirect("/admin/tournament/")
 
 
@@ -366,7 +353,7 @@ def start() -> Any:
     from webui.games import Games
     try:
         data = Games(services().loop, services().library).package_json(package_id, "battle")
-        d.start(battle_id, jsonform.from_dict(data))
+        d.start_battle(battle_id, d.setup_for(battle_id, jsonform.from_dict(data)))
     except Refused as r:
         return _refused(r)
     except (ValueError, KeyError, TypeError) as e:
@@ -390,7 +377,8 @@ def replay() -> Any:
     if d is None:
         return _page(i18n.translate("tournament.none", lang()), 400)
     battle_id = request.form.get("battle", "")
-    b = d.state.battle(battle_id)
+    s = d.state
+    b = s.battle(battle_id) if s is not None else None
     if b is not None and b.status == PLAYING and request.form.get("confirm") != "1":
         # the first tap: the row names what is lost and offers the confirmation
         return _page(i18n.translate("tournament.replay_unconfirmed", lang()), 400,

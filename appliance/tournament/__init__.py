@@ -1,2 +1,2 @@
-"""The tournament on a running box: `director` (the shell over the game loop) and `cli`
-(`svoyak tournament`). The pure engine is `appliance.rules.tournament`."""
+"""`svoyak tournament` (`cli`). The pure engine is `appliance.rules.tournament`; the shell
+over the game loop on a running box is `appliance.runtime.tournament`."""

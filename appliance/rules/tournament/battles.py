@@ -116,6 +116,27 @@ def result_args(summary: Mapping[str, Any], battle_id: str) -> dict[str, Any]:
             "lines": lines, "themes": played_themes(summary)}
 
 
+def outcome_args(summary: Mapping[str, Any], battle_id: str,
+                 source: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The command a finished battle game sends the tournament: its result
+    (`result_args`), or — when the host ended it before the rules gave a winner —
+    ``battle_stopped`` with the scores, for the director to decide (the leader as winner,
+    or a replay). `source` (box, game, room) goes with either."""
+    try:
+        args = result_args(summary, battle_id)
+    except Refused:
+        scores = summary.get("scores")
+        args = {"type": "battle_stopped", "battle": battle_id,  # the engine checks them
+                "scores": list(scores) if isinstance(scores, list) else []}
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+        raise no(f"Итог боя не читается ({type(e).__name__}).",
+                 f"The battle's summary cannot be read ({type(e).__name__}).",
+                 "bad_result") from e
+    if source:
+        args["source"] = dict(source)
+    return args
+
+
 def theme_needs(state: Tournament) -> list[dict[str, Any]]:
     """Themes the tournament needs, stage by stage (3.4): battles, themes per battle, the
     total, and what is still to play (battles not started). Before the draw, for the stages

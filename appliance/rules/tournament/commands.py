@@ -294,11 +294,39 @@ def start_battle(state: Tournament, c: Command) -> list[Event]:
     game = c.args.get("game")
     if game is not None and (isinstance(game, bool) or not isinstance(game, int)):
         raise no("Номер игры — целое число.", "The game must be a whole number.", "bad_game")
+    room = c.args.get("room")
+    if room is not None and not _name_ok(room):
+        raise no("Зал — короткое имя.", "The room must be a short name.", "bad_room")
     data: dict[str, Any] = {"battle": b.id, "game": game,
                             "themes": [en.clean(t) for t in themes], "players": list(b.present)}
     if red:
         data["red"] = [en.clean(t) for t in red]
+    if room is not None:
+        data["room"] = room
     return [Event("battle_started", c.t_ns, data)]
+
+
+SOURCE_KEYS = ("box", "game", "room")
+
+
+def _name_ok(v: Any) -> bool:
+    return isinstance(v, str) and 0 < len(v) <= 64 and v.isprintable()
+
+
+def _source(c: Command) -> dict[str, Any] | None:
+    """A result's ``source``: ``{"box", "game", "room"}`` (each optional), where it was
+    played — the battle's game on this box, or a room box's game (the rooms link)."""
+    v = c.args.get("source")
+    if v is None:
+        return None
+    if not isinstance(v, Mapping) or not v or any(k not in SOURCE_KEYS for k in v) or any(
+            not _name_ok(v[k]) for k in ("box", "room") if k in v) or (
+            "game" in v and (isinstance(v["game"], bool) or not isinstance(v["game"], int)
+                             or v["game"] < 0)):
+        raise no("Источник результата — {box, game, room}: имя бокса, номер игры, зал.",
+                 "A result's source is {box, game, room}: a box name, a game number, a room.",
+                 "bad_source")
+    return {k: v[k] for k in SOURCE_KEYS if k in v}
 
 
 def themes_of(state: Tournament, b: BattleState) -> int:
@@ -334,8 +362,10 @@ def _line(v: Any, entry: int) -> dict[str, Any]:
 
 
 def battle_result(state: Tournament, c: Command) -> list[Event]:
-    """``{"battle", "winner": seat, "lines": [{score, extra, right, ...} per seat]}``: seats
-    in the order of the players present when the battle started."""
+    """``{"battle", "winner": seat, "lines": [{score, extra, right, ...} per seat],
+    "source": {box, game, room}}``: seats in the order of the players present when the
+    battle started; ``source`` (optional) names where it was played and goes into the
+    ``battle_finished`` event as it is."""
     b = _battle(state, c.args.get("battle"))
     ru, en_ = _label(b)
     if b.status != PLAYING:
@@ -365,10 +395,12 @@ def battle_result(state: Tournament, c: Command) -> list[Event]:
                  "bad_result")
     known = {en.key(t) for t in state.used_themes}
     extra_themes = [en.clean(t) for t in played if en.key(t) not in known and en.clean(t)]
-    events = [Event("battle_finished", c.t_ns, {
+    data: dict[str, Any] = {
         "battle": b.id, "winner": present[w], "lines": out, "walkover": False,
-        "order": [present[i] for i in order], "extra_themes": extra_themes})]
-    return events + _after_final(state, b, out, c.t_ns)
+        "order": [present[i] for i in order], "extra_themes": extra_themes}
+    if (source := _source(c)) is not None:
+        data["source"] = source
+    return [Event("battle_finished", c.t_ns, data)] + _after_final(state, b, out, c.t_ns)
 
 
 def _after_final(state: Tournament, b: BattleState, lines: list[dict[str, Any]],
@@ -412,7 +444,8 @@ def walkover(state: Tournament, c: Command) -> list[Event]:
 
 
 def battle_stopped(state: Tournament, c: Command) -> list[Event]:
-    """``{"battle", "scores": [per seat]}``: the battle's game ended on the host before the
+    """``{"battle", "scores": [per seat], "source"}``: the battle's game ended on the host
+    (here or in a room: ``source`` as for `battle_result`) before the
     rules gave a winner (the host ended it early). Nobody goes on: the director decides —
     the leader as winner (`award_leader`) or a replay (`replay_battle`)."""
     b = _battle(state, c.args.get("battle"))
@@ -425,7 +458,10 @@ def battle_stopped(state: Tournament, c: Command) -> list[Event]:
         raise no(f"{ru}: нужны очки каждого из {len(b.present)} игроков.",
                  f"{en_}: a score for each of the {len(b.present)} players is needed.",
                  "bad_result")
-    return [Event("battle_stopped", c.t_ns, {"battle": b.id, "scores": scores})]
+    data: dict[str, Any] = {"battle": b.id, "scores": scores}
+    if (source := _source(c)) is not None:
+        data["source"] = source
+    return [Event("battle_stopped", c.t_ns, data)]
 
 
 def award_leader(state: Tournament, c: Command) -> list[Event]:

@@ -17,6 +17,7 @@ from appliance.rules.tournament.state import (
     Line,
     Player,
     Result,
+    ResultSource,
     Settings,
     Tournament,
 )
@@ -75,7 +76,8 @@ def battle_started(s: Tournament, e: Event) -> Tournament:
     b = s.battle(e.data["battle"])
     assert b is not None
     themes = tuple(e.data["themes"])
-    return replace(_with(s, replace(b, started=True, game=e.data.get("game"), themes=themes)),
+    return replace(_with(s, replace(b, started=True, game=e.data.get("game"), themes=themes,
+                                    room=e.data.get("room"))),
                    used_themes=s.used_themes + themes)
 
 
@@ -91,7 +93,7 @@ def battle_finished(s: Tournament, e: Event) -> Tournament:
     assert b is not None
     lines = tuple(Line(**x) for x in d["lines"])
     res = Result(d["winner"], lines, bool(d.get("walkover")), tuple(d.get("order") or ()),
-                 d.get("awarded") or "")
+                 d.get("awarded") or "", ResultSource.from_json(d.get("source")))
     s = _with(s, replace(b, result=res))
     s = replace(s, used_themes=s.used_themes + tuple(d.get("extra_themes") or ()))
     return _seat(s, b.drawn, d["winner"])
@@ -118,7 +120,7 @@ def battle_stopped(s: Tournament, e: Event) -> Tournament:
 def battle_reset(s: Tournament, e: Event) -> Tournament:
     b = s.battle(e.data["battle"])
     assert b is not None
-    s = _with(s, replace(b, started=False, game=None, result=None, stopped=None))
+    s = _with(s, replace(b, started=False, game=None, result=None, stopped=None, room=None))
     if b.id == "F":
         s = replace(s, battles=tuple(x for x in s.battles if x.id != PLAYOFF))
     return _seat(s, b.drawn, None)

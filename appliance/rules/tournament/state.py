@@ -69,12 +69,34 @@ class Line:
 
 
 @dataclass(frozen=True, slots=True)
+class ResultSource:
+    """Where a battle's result came from, as its ``battle_result`` says: the battle game
+    (`game`) on this box, or on the room box `box` of room `room` (the rooms link). Results
+    logged before the event carried it have none."""
+
+    box: str | None = None
+    game: int | None = None
+    room: str | None = None
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any] | None) -> ResultSource | None:
+        if not d:
+            return None
+        return cls(d.get("box"), d.get("game"), d.get("room"))
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in (("box", self.box), ("game", self.game),
+                                  ("room", self.room)) if v is not None}
+
+
+@dataclass(frozen=True, slots=True)
 class Result:
     winner: int  # entry id
     lines: tuple[Line, ...]  # in seat order of the players present
     walkover: bool = False
     order: tuple[int, ...] = ()  # entry ids best first, when the battle says more than the winner
     awarded: str = ""  # the director's reason when a battle ended early went to its leader
+    source: ResultSource | None = None  # the game (and room box) that played it
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +112,7 @@ class BattleState:
     themes: tuple[str, ...] = ()
     result: Result | None = None
     stopped: tuple[int, ...] | None = None  # scores per seat when its game ended early
+    room: str | None = None  # the room it is played in (the rooms link), if not this box
 
     @property
     def id(self) -> str:

@@ -62,7 +62,9 @@ def battle_json(state: Tournament, b: BattleState) -> dict[str, Any]:
     out = {"id": b.id, "number": b.drawn.number, "stage": b.drawn.stage,
            "status": b.status, "seats": seats, "feeds": b.drawn.feeds, "game": b.game,
            "themes": list(b.themes), "walkover": bool(b.result and b.result.walkover),
-           "awarded": b.result.awarded if b.result is not None else ""}
+           "awarded": b.result.awarded if b.result is not None else "", "room": b.room,
+           "source": (b.result.source.to_json() if b.result is not None
+                      and b.result.source is not None else None)}
     if b.stopped is not None and b.result is None:
         # ended early on the host: no winner by the rules; the director decides
         scores = list(b.stopped)
