@@ -22,7 +22,7 @@ from appliance.packages import jsonform
 from appliance.runtime.loop import GameLoop
 from appliance.runtime.store import Store, db_path
 from appliance.runtime.tournament import TournamentShell
-from rooms import config, topics
+from rooms import config, messages, topics
 from rooms.director import Director
 from rooms.link import Broker
 from rooms.room import RoomBox
@@ -590,8 +590,8 @@ def test_director_refuses_a_second_box_under_a_rooms_code(broker: Any, tmp_path:
     """The director takes a room's messages only from the box that first wrote with its
     code: another box id (a forged one, or a second box given the same code) is refused
     and shown, and its status marks the room's card."""
-    director = Director(broker=None, store_path=tmp_path / "dir.db")
-    director.draw(ENTRIES, seed=9)
+    box = DirectorBox(tmp_path, broker, seed=9, connect=False)
+    director = box.link
     director.add_room("room1")
     battle = director.in_play("room1")
     assert battle is not None
@@ -628,4 +628,4 @@ def test_director_refuses_a_second_box_under_a_rooms_code(broker: Any, tmp_path:
         director.rejoin("room1")
         assert director.db.query("SELECT box FROM rooms_rooms") == [(None,)]
     finally:
-        director.close()
+        box.close()
