@@ -108,6 +108,12 @@ class DirectorBox:
     def seat(self, battle: str, k: int) -> str:
         return self.state.name(self.state.battle(battle).present[k])
 
+    def with_room(self, tmp: Path, b: Any, box: str, room: str = "room1") -> Room:
+        """The link started with one room, and that room's box."""
+        self.link.add_room(room)
+        self.link.start()
+        return Room(tmp, room, b, box)
+
     def close(self) -> None:
         self.link.close()
         self.shell.close()
@@ -242,9 +248,7 @@ def test_a_battle_its_room_ends_early_reaches_the_director_stopped(
     leader, and the winner goes on."""
     box = DirectorBox(tmp_path, broker, seed=2)
     director = box.link
-    director.add_room("room1")
-    director.start()
-    room = Room(tmp_path, "room1", broker, "boxS")
+    room = box.with_room(tmp_path, broker, "boxS")
     try:
         a = wait(room.box.assignment, what="the assignment")
         battle = a["battle"]
@@ -284,9 +288,7 @@ def _file(tmp: Path, obj: Any) -> Path:
 def test_room_catches_up_after_the_link_was_down(broker: Any, tmp_path: Path) -> None:
     box = DirectorBox(tmp_path, broker, seed=3)
     director = box.link
-    director.add_room("room1")
-    director.start()
-    room = Room(tmp_path, "room1", broker, "boxC")
+    room = box.with_room(tmp_path, broker, "boxC")
     try:
         wait(room.box.assignment, what="the assignment")
         game = room.box.start_battle()
@@ -480,9 +482,7 @@ def test_a_battle_replayed_by_the_director_leaves_its_room(broker: Any, tmp_path
     entries = [{"name": n, "team": f"T{i}"} for i, n in enumerate(("Анна", "Борис", "Вера"))]
     box = DirectorBox(tmp_path, broker, seed=4, entries=entries)
     director = box.link
-    director.add_room("room1")
-    director.start()
-    room = Room(tmp_path, "room1", broker, "boxR")
+    room = box.with_room(tmp_path, broker, "boxR")
     try:
         a = wait(room.box.assignment, what="the assignment")
         assert (a["battle"], a["id"]) == ("F", "F#1") and len(a["setup"]["themes"]) == 12
