@@ -9,10 +9,13 @@ directory is offered the same way, though pip in the chroot has not been seen to
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
 import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -191,3 +194,36 @@ def run_in_namespace(tree: Path, command: str, **kwargs) -> subprocess.Completed
     return subprocess.run(
         ["unshare", "--mount", "--propagation", "private", "bash", "-c", script], **kwargs
     )
+
+
+def digest(*parts: object) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        if isinstance(part, Path):
+            h.update(part.name.encode())
+            h.update(part.read_bytes() if part.is_file() else str(part).encode())
+        else:
+            h.update(str(part).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+def tree_digest(folder: Path) -> str:
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    return digest(*[f"{p.relative_to(folder)}:{p.stat().st_mode & 0o777:o}" for p in files],
+                  *files)
+
+
+def wheel(dest: Path) -> Path:
+    """The project's wheel, as the image build makes it."""
+    dest.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dest),
+                    str(ROOT)], check=True, capture_output=True)
+    return next(dest.glob("svoyak-*.whl"))
+
+
+def wheel_digest(path: Path) -> str:
+    """What the wheel holds (its RECORD has every file's hash), not when it was zipped."""
+    with zipfile.ZipFile(path) as z:
+        record = next(n for n in z.namelist() if n.endswith(".dist-info/RECORD"))
+        return digest(z.read(record).decode())

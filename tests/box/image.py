@@ -18,14 +18,12 @@ app, the kernel package or this harness makes a new one and nothing else does:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shlex
 import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -33,6 +31,7 @@ FILES_DIR = HERE / "files"
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE.parent))
 import provisioning_chroot as chroot  # noqa: E402
+from provisioning_chroot import digest, tree_digest, wheel, wheel_digest  # noqa: E402
 
 KVER = os.environ.get("SVOYAK_BOX_KERNEL", "6.1.0-57-amd64")
 # virtio before virtio_ring fails; ext4 needs its helpers first (BOOT-TEST.md).
@@ -70,24 +69,6 @@ def deb(name: str) -> Path:
     if not found:
         raise RuntimeError(f"no {name} .deb in {cache() / 'debs'}: run scripts/test-box-deps.sh")
     return found[-1]
-
-
-def digest(*parts: object) -> str:
-    h = hashlib.sha256()
-    for part in parts:
-        if isinstance(part, Path):
-            h.update(part.name.encode())
-            h.update(part.read_bytes() if part.is_file() else str(part).encode())
-        else:
-            h.update(str(part).encode())
-        h.update(b"\0")
-    return h.hexdigest()[:16]
-
-
-def tree_digest(folder: Path) -> str:
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-    return digest(*[f"{p.relative_to(folder)}:{p.stat().st_mode & 0o777:o}" for p in files],
-                  *files)
 
 
 def done(path: Path) -> bool:
@@ -181,21 +162,6 @@ def busybox() -> Path:
         (work / "bin/busybox").rename(out)
         chroot.remove_tree(work)
     return out
-
-
-def wheel(dest: Path) -> Path:
-    """The project's wheel, as the image build makes it."""
-    dest.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dest),
-                    str(ROOT)], check=True, capture_output=True)
-    return next(dest.glob("svoyak-*.whl"))
-
-
-def wheel_digest(path: Path) -> str:
-    """What the wheel holds (its RECORD has every file's hash), not when it was zipped."""
-    with zipfile.ZipFile(path) as z:
-        record = next(n for n in z.namelist() if n.endswith(".dist-info/RECORD"))
-        return digest(z.read(record).decode())
 
 
 def play(tree: Path, wheel_path: Path, extra: dict | None = None) -> None:
