@@ -27,18 +27,65 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(data)], check=True)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """Debian's Chromium through Playwright, one per test module, launched the way the box's
-    browser tests run it (`webui_kit.CHROMIUM_FLAGS`). The screen tests launch their own
-    with the screenshot script's flags (`webui.screenshots.FLAGS`)."""
-    from webui_kit import CHROMIUM, CHROMIUM_FLAGS
-
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Any]:
+    """Playwright's driver, once per test process: the browsers below share it (one sync
+    Playwright per thread is all Playwright allows, so no test starts its own)."""
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
+        yield p
+
+
+def launched(playwright: Any, flags: list[str]) -> Iterator[Any]:
+    from webui_kit import CHROMIUM
+
+    if not os.path.exists(CHROMIUM):
+        pytest.fail("Debian's chromium is missing: scripts/webui-deps.sh --browser")
+    b = playwright.chromium.launch(executable_path=CHROMIUM, args=flags)
+    yield b
+    b.close()
+
+
+@pytest.fixture(scope="session")
+def chromium(playwright: Any) -> Iterator[Any]:
+    """Debian's Chromium, launched once per test process the way the box's browser tests
+    run it (`webui_kit.CHROMIUM_FLAGS`): a launch costs seconds on a loaded machine, and
+    every test gets pages of its own (a page is a fresh browser context: no cookies,
+    storage or cache of another test's)."""
+    from webui_kit import CHROMIUM_FLAGS
+
+    yield from launched(playwright, CHROMIUM_FLAGS)
+
+
+@pytest.fixture(scope="session")
+def screens_chromium(playwright: Any) -> Iterator[Any]:
+    """The same, with the screenshot script's flags (`webui.screenshots.FLAGS`), for the
+    tests that check what the screenshots show."""
+    from webui import screenshots
+
+    yield from launched(playwright, screenshots.FLAGS)
+
+
+def own_contexts(b: Any) -> Iterator[Any]:
+    """The browser, and afterwards whatever contexts (pages) were opened meanwhile and left
+    open closed, so one module's pages never run on into the next's."""
+    before = set(b.contexts)
+    yield b
+    for ctx in b.contexts:
+        if ctx not in before:
+            ctx.close()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: Any) -> Iterator[Any]:
+    """The session's Chromium for one test module (see `chromium`)."""
+    yield from own_contexts(chromium)
+
+
+@pytest.fixture(scope="module")
+def screens_browser(screens_chromium: Any) -> Iterator[Any]:
+    """The session's screenshot-flags Chromium for one test module."""
+    yield from own_contexts(screens_chromium)
 
 
 @pytest.fixture

@@ -95,13 +95,9 @@ def serving(tmp: Path, box_name: str | None = None) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not os.path.exists(screenshots.CHROMIUM):
-        pytest.fail("Debian's chromium is missing: scripts/webui-deps.sh --browser")
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=screenshots.CHROMIUM, args=screenshots.FLAGS)
-        yield b
-        b.close()
+def browser(screens_browser: Any) -> Any:
+    """Chromium with the screenshot script's flags (conftest's `screens_browser`)."""
+    return screens_browser
 
 
 class Recorder:

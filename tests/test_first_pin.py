@@ -9,13 +9,12 @@ from __future__ import annotations
 import http.client
 import importlib.util
 import json
-import os
 import re
 import urllib.parse
 from pathlib import Path
+from typing import Any
 
-import pytest
-from webui_kit import CHROMIUM, CHROMIUM_FLAGS, Server, make_kit
+from webui_kit import Server, make_kit
 
 ROOT = Path(__file__).resolve().parent.parent
 BOX_SETUP = ROOT / "provisioning/roles/hotspot/files/svoyak_box_setup.py"
@@ -70,10 +69,8 @@ def shown_pin(body: str) -> str | None:
     return m[1] if m else None
 
 
-def test_first_pin_on_the_kiosk_only_until_the_host_logs_in(tmp_path: Path) -> None:
-    if not os.path.exists(CHROMIUM):
-        pytest.fail("Debian's chromium is missing: scripts/webui-deps.sh --browser")
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_first_pin_on_the_kiosk_only_until_the_host_logs_in(browser: Any,
+                                                           tmp_path: Path) -> None:
     data, pin = first_boot(tmp_path)
     server = Server(data).start()
     try:
@@ -87,21 +84,17 @@ def test_first_pin_on_the_kiosk_only_until_the_host_logs_in(tmp_path: Path) -> N
         # Not even when the phone names the box "localhost".
         assert pin not in get(server.port, "/board", source=PHONE, Host="localhost")[1]
 
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-            try:
-                tv = browser.new_page(viewport={"width": 1280, "height": 720})
-                tv.goto(f"{server.base}/board")
-                shown = tv.locator("#idle-pin")
-                shown.wait_for(state="visible")
-                assert pin in shown.inner_text()
-                # The host logs in from the tablet (on the Wi-Fi): the TV drops the PIN
-                # without a reload.
-                assert login(server.port, pin, PHONE) == 302
-                shown.wait_for(state="detached", timeout=10_000)
-                assert tv.locator("#idle-name").is_visible()
-            finally:
-                browser.close()
+        tv = browser.new_page(viewport={"width": 1280, "height": 720})
+        tv.goto(f"{server.base}/board")
+        shown = tv.locator("#idle-pin")
+        shown.wait_for(state="visible")
+        assert pin in shown.inner_text()
+        # The host logs in from the tablet (on the Wi-Fi): the TV drops the PIN
+        # without a reload.
+        assert login(server.port, pin, PHONE) == 302
+        shown.wait_for(state="detached", timeout=10_000)
+        assert tv.locator("#idle-name").is_visible()
+        tv.close()
         assert shown_pin(get(server.port, "/board")[1]) is None
         server.stop()
         server.start()  # and after a restart (the flag is in settings.json)

@@ -6,12 +6,10 @@ loopback answers. The TV is never black and never stuck on an error page."""
 from __future__ import annotations
 
 import http.server
-import os
 import threading
 from pathlib import Path
 
 import pytest
-from webui_kit import CHROMIUM, CHROMIUM_FLAGS
 
 from webui import localserver
 
@@ -32,29 +30,22 @@ class Board(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def test_starting_page_waits_then_warns_then_shows_the_board():
-    if not os.path.exists(CHROMIUM):
-        pytest.fail("Debian's chromium is missing: scripts/webui-deps.sh --browser")
+def test_starting_page_waits_then_warns_then_shows_the_board(browser):
     port = localserver.free_port()
     url = f"http://127.0.0.1:{port}/board"
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        try:
-            page = browser.new_page()
-            page.goto(f"{PAGE.as_uri()}?patience=2&url={url}")
-            assert page.locator("#wait").is_visible()
-            assert "Запускается" in page.inner_text("body")
-            page.wait_for_selector("#late", state="visible", timeout=15_000)
-            text = page.inner_text("body")
-            assert "не отвечает" in text and "not answering" in text
-            assert "journalctl -u svoyak" in text
-            server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Board)
-            threading.Thread(target=server.serve_forever, daemon=True).start()
-            try:
-                page.wait_for_url(url, timeout=15_000)
-                assert page.inner_text("#board") == "Board"
-            finally:
-                server.shutdown()
-                server.server_close()
-        finally:
-            browser.close()
+    page = browser.new_page()
+    page.goto(f"{PAGE.as_uri()}?patience=2&url={url}")
+    assert page.locator("#wait").is_visible()
+    assert "Запускается" in page.inner_text("body")
+    page.wait_for_selector("#late", state="visible", timeout=15_000)
+    text = page.inner_text("body")
+    assert "не отвечает" in text and "not answering" in text
+    assert "journalctl -u svoyak" in text
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Board)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        page.wait_for_url(url, timeout=15_000)
+        assert page.inner_text("#board") == "Board"
+    finally:
+        server.shutdown()
+        server.server_close()

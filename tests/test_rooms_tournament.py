@@ -37,7 +37,6 @@ from webui import localserver
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import broker_kit  # noqa: E402
-from webui_kit import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 
 ENTRIES = [(f"Игрок {i:02d}", f"Команда {i % 7}") for i in range(1, 28)]
 SEED = 11
@@ -257,7 +256,8 @@ def open_venue(venue: Any, capsys: Any, seed: int) -> tuple[Box, list[Box], list
     return director, rooms, codes
 
 
-def test_three_rooms_play_a_tournament_through_failures(venue: Any, capsys: Any) -> None:
+def test_three_rooms_play_a_tournament_through_failures(venue: Any, browser: Any,
+                                                        capsys: Any) -> None:
     tmp, broker, passwd, boxes = venue
     ddata = tmp / "director"
     director, rooms, _ = open_venue(venue, capsys, SEED)
@@ -278,10 +278,6 @@ def test_three_rooms_play_a_tournament_through_failures(venue: Any, capsys: Any)
             time.sleep(0.1)
 
     deadline = time.monotonic() + DEADLINE_S
-    from playwright.sync_api import sync_playwright
-
-    pw = sync_playwright().start()
-    browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
     try:
         # The director's TV: the tournament's bracket with every room's battle live.
         tv = browser.new_page(viewport={"width": 1920, "height": 1080})
@@ -349,8 +345,8 @@ def test_three_rooms_play_a_tournament_through_failures(venue: Any, capsys: Any)
         assert carried.status_code == 200
         (tmp / "result.json").write_bytes(carried.content)
     finally:
-        browser.close()
-        pw.stop()
+        for ctx in browser.contexts:  # the TV's and the tablet's
+            ctx.close()
         stop.set()
         for th in threads:
             th.join(15)

@@ -91,11 +91,9 @@ if not (ROOT / "webui" / "static" / "vendor" / "socket.io.min.js").exists() or n
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=screenshots.CHROMIUM, args=screenshots.FLAGS)
-        yield b
-        b.close()
+def browser(screens_browser: Any) -> Any:
+    """Chromium with the screenshot script's flags (conftest's `screens_browser`)."""
+    return screens_browser
 
 
 class Inspector:

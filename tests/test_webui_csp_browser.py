@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from webui_kit import CHROMIUM, CHROMIUM_FLAGS, Server
+from webui_kit import CHROMIUM, Server
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 if not os.path.exists(CHROMIUM):  # `make test` installs it (scripts/webui-deps.sh)
@@ -32,31 +33,26 @@ def server(tmp_path: Path) -> Iterator[Server]:
     s.stop()
 
 
-def test_every_page_works_under_the_policy(server: Server) -> None:
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        try:
-            page = browser.new_page()
-            violations: list[str] = []
-            errors: list[str] = []
-            page.on("console", lambda m: violations.append(m.text)
-                    if "Content Security Policy" in m.text else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(server.base + "/login?next=/admin/")
-            page.fill("#pin", server.pin)
-            page.click("button[type=submit]")
-            page.wait_for_load_state("networkidle")
-            for path, live in (("/", False), ("/login", False), ("/admin/", False),
-                               ("/host", True), ("/board", True), ("/play", True)):
-                page.goto(server.base + path)
-                page.wait_for_load_state("load")
-                if live:  # the page's own scripts ran, connected and drew a view
-                    page.wait_for_selector("body[data-ready='1']", state="attached",
-                                           timeout=10_000)
-                name = page.evaluate(
-                    "JSON.parse(document.getElementById('svoyak-page').textContent).box.name")
-                assert name == INJECTION, path
-                assert page.evaluate("window.pwned") is None, path
-            assert violations == [] and errors == []
-        finally:
-            browser.close()
+def test_every_page_works_under_the_policy(browser: Any, server: Server) -> None:
+    page = browser.new_page()
+    violations: list[str] = []
+    errors: list[str] = []
+    page.on("console", lambda m: violations.append(m.text)
+            if "Content Security Policy" in m.text else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.base + "/login?next=/admin/")
+    page.fill("#pin", server.pin)
+    page.click("button[type=submit]")
+    page.wait_for_load_state("networkidle")
+    for path, live in (("/", False), ("/login", False), ("/admin/", False),
+                       ("/host", True), ("/board", True), ("/play", True)):
+        page.goto(server.base + path)
+        page.wait_for_load_state("load")
+        if live:  # the page's own scripts ran, connected and drew a view
+            page.wait_for_selector("body[data-ready='1']", state="attached",
+                                   timeout=10_000)
+        name = page.evaluate(
+            "JSON.parse(document.getElementById('svoyak-page').textContent).box.name")
+        assert name == INJECTION, path
+        assert page.evaluate("window.pwned") is None, path
+    assert violations == [] and errors == []
