@@ -5,17 +5,28 @@ The pristine debootstrap tree is kept in a cache directory (SVOYAK_TEST_CACHE, e
 run always applies site.yml to a fresh system while paying for debootstrap only once. The
 downloaded .deb files are kept there too and bind-mounted into the chroot (pip's cache
 directory is offered the same way, though pip in the chroot has not been seen to use it).
+
+Every cached tree (`layer`) is named by a digest of everything that made it: the base tree
+by its suite, architecture, package lists, mirror, the host's CA file and the code below
+that makes it; the layers the tests build on top of it add their own inputs. A change to
+any of them makes a new tree instead of reusing one that no longer matches, so the cache
+cannot make a test pass that would fail without it (tests/test_test_cache.py changes each
+input and sees the name change).
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import inspect
 import os
 import re
 import shutil
 import subprocess
 import sys
+import time
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,19 +90,37 @@ def host_arch() -> str:
     ).stdout.strip()
 
 
+def base_key(arch: str | None = None) -> str:
+    """What the base tree for `arch` is made from: a change to any of it makes a new tree."""
+    arch = arch or host_arch()
+    foreign = arch != host_arch()
+    return digest(SUITE, arch, FOREIGN_INCLUDE if foreign else INCLUDE,
+                  *(FOREIGN_EXTRA if foreign else []), debian_mirror(), Path(HOST_CA),
+                  inspect.getsource(make_base), inspect.getsource(finish_foreign))
+
+
+HOST_CA = "/etc/ssl/certs/ca-certificates.crt"
+# A base tree is remade after a week even when its key matches: the mirror's suite moves on
+# (point releases), and a tree made from an older one should not decide a test for long.
+BASE_MAX_AGE_S = 7 * 86400
+# A layer holding what pip or apt fetched when it was made is remade after a day even when
+# its key matches: they fetch the newest matching versions, and a tree older than that would
+# hide what a new release broke.
+FETCHED_MAX_AGE_S = 86400
+
+
 def base_tree(log=print, arch: str | None = None) -> Path:
     """The pristine debootstrap tree for `arch` (default: this machine's), made on the
     first call and reused afterwards. A foreign architecture runs through qemu-user-static's
     binfmt handler (scripts/test-deps.sh registers it)."""
     arch = arch or host_arch()
-    cache = cache_dir()
-    base = cache / f"{SUITE}-{arch}-base"
-    if (base / ".complete").exists():
-        return base
-    tmp = cache / f"{base.name}.tmp.{os.getpid()}"
-    remove_tree(tmp)
+    return layer(f"{SUITE}-{arch}-base", base_key(arch), lambda tmp: make_base(tmp, arch, log),
+                 max_age_s=BASE_MAX_AGE_S, log=log)
+
+
+def make_base(tmp: Path, arch: str, log=print) -> None:
     include = INCLUDE if arch == host_arch() else FOREIGN_INCLUDE
-    log(f"debootstrap {SUITE} {arch} into {tmp} (first run only)")
+    log(f"debootstrap {SUITE} {arch} into {tmp} (once per base key)")
     subprocess.run(
         ["debootstrap", "--variant=minbase", f"--arch={arch}", f"--include={include}",
          SUITE, str(tmp), debian_mirror()],
@@ -104,15 +133,79 @@ def base_tree(log=print, arch: str | None = None) -> Path:
     policy.write_text("#!/bin/sh\nexit 101\n")
     policy.chmod(0o755)
     # pip inside the chroot must trust what this machine trusts (a proxy's CA, say).
-    shutil.copy2("/etc/ssl/certs/ca-certificates.crt", tmp / "etc/ssl/host-ca.crt")
+    shutil.copy2(HOST_CA, tmp / "etc/ssl/host-ca.crt")
     for f in ("var/cache/apt/archives", "root/.cache/pip"):
         (tmp / f).mkdir(parents=True, exist_ok=True)
-    (tmp / ".complete").touch()
+
+
+def layer(kind: str, key: str, make: Callable[[Path], None], *, max_age_s: float | None = None,
+          keep: int = 2, log=print) -> Path:
+    """cache_dir()/KIND-KEY, made by make(work) into a directory of this process's own and
+    renamed into place only once make returns, then reused while its key matches (and, with
+    max_age_s, while it is younger than that). The key must cover everything make's result
+    depends on. Other layers of the same kind stay while they are among the `keep` last used
+    and were used in the last day (another worktree or branch may be using one); half-made
+    ones of processes that died go at once."""
+    cache = cache_dir()
+    out = cache / f"{kind}-{key}"
+    made, used = out / ".complete", out / ".used"
+
+    def fresh() -> bool:
+        return made.exists() and (max_age_s is None
+                                  or time.time() - made.stat().st_mtime < max_age_s)
+
+    if fresh():
+        used.touch()
+        return out
+    # One maker per layer: a run that needs it meanwhile (another test worker, another
+    # worktree) waits for it rather than making the same tree beside it.
+    with open(cache / f".{out.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if fresh():
+            used.touch()
+            return out
+        sweep(kind, out, keep)
+        make_layer(out, make, log)
+    return out
+
+
+def make_layer(out: Path, make: Callable[[Path], None], log=print) -> None:
+    made, used = out / ".complete", out / ".used"
+    work = out.parent / f"{out.name}.tmp.{os.getpid()}"
+    remove_tree(work)
     try:
-        tmp.rename(base)
-    except OSError:  # another process finished the same tree first: keep that one
-        remove_tree(tmp)
-    return base
+        make(work)
+        for stamp in (made, used):
+            (work / stamp.name).touch()
+        if out.exists():  # too old, or left by a process that died before renaming it
+            remove_tree(out)
+        work.rename(out)
+    except BaseException:
+        remove_tree(work)
+        raise
+
+
+def sweep(kind: str, current: Path, keep: int) -> None:
+    """Remove the other layers of `kind` (see `layer`), and this kind's trees named by the
+    versions of this module that had no key."""
+    cache = cache_dir()
+    others = []
+    for old in cache.glob(f"{kind}*"):
+        if old == current or not old.is_dir():
+            continue
+        name = old.name
+        if ".tmp." in name:
+            pid = name.rsplit(".", 1)[-1]
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                remove_tree(old)
+            continue
+        stamp = old / ".used" if (old / ".used").exists() else old / ".complete"
+        others.append((stamp.stat().st_mtime if stamp.exists() else 0.0, old))
+    others.sort(reverse=True)
+    for i, (used, old) in enumerate(others):
+        if i >= keep or time.time() - used > 86400:
+            remove_tree(old)
+            (cache / f".{old.name}.lock").unlink(missing_ok=True)
 
 
 def finish_foreign(tree: Path) -> None:
@@ -139,7 +232,7 @@ def run_dir() -> Path:
     removed first, so a killed run costs disk only until the next one."""
     cache = cache_dir()
     for old in cache.glob("run-*"):
-        pid = old.name.removeprefix("run-")
+        pid = old.name.rsplit("-", 1)[-1]  # run-PID, run-arm64-PID
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             remove_tree(old)
     remove_tree(cache / "run")  # the shared tree of earlier versions of this test

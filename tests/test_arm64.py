@@ -14,13 +14,12 @@ The full site.yml on arm64 is `make test-arm64` (docs/appliance.md has its time)
 
 from __future__ import annotations
 
-import hashlib
+import inspect
 import json
 import os
 import re
 import subprocess
 import sys
-import time
 import tomllib
 from pathlib import Path
 
@@ -49,33 +48,22 @@ def sh(tree: Path, command: str, **kwargs) -> subprocess.CompletedProcess:
 
 
 def smoke_layer() -> Path:
-    """The arm64 base tree plus a virtualenv of the runtime dependencies, cached by their
-    list (a change of pyproject.toml's dependencies makes a new one)."""
+    """The arm64 base tree plus a virtualenv of the runtime dependencies, cached by the base
+    tree's key, their list and the code that installs them (a change of pyproject.toml's
+    dependencies makes a new one)."""
     reqs = runtime_requirements()
-    key = hashlib.sha256("\n".join(reqs).encode()).hexdigest()[:12]
-    cache = chroot.cache_dir()
-    layer = cache / f"{chroot.SUITE}-{ARCH}-venv-{key}"
-    if (layer / ".complete").exists():
-        return layer
-    # Layers of other dependency lists stay a day (another branch's run may be using one);
-    # half-made ones of dead processes go.
-    for old in cache.glob(f"{chroot.SUITE}-{ARCH}-venv-*"):
-        pid = old.name.rsplit(".", 1)[-1]
-        dead = ".tmp." in old.name and pid.isdigit() and not Path(f"/proc/{pid}").exists()
-        if dead or time.time() - old.stat().st_mtime > 86400:
-            chroot.remove_tree(old)
-    tmp = chroot.fresh_copy(cache / f"{layer.name}.tmp.{os.getpid()}", arch=ARCH)
+    key = chroot.digest(chroot.base_key(ARCH), *reqs, VENV, inspect.getsource(make_venv))
+    return chroot.layer(f"{chroot.SUITE}-{ARCH}-venv", key, lambda tmp: make_venv(tmp, reqs),
+                        max_age_s=chroot.FETCHED_MAX_AGE_S)
+
+
+def make_venv(tmp: Path, reqs: list[str]) -> None:
+    chroot.fresh_copy(tmp, arch=ARCH)
     (tmp / "root/requirements.txt").write_text("\n".join(reqs) + "\n")
     r = sh(tmp, f"chroot '{tmp}' sh -c 'python3 -m venv --system-site-packages {VENV} && "
            f"{VENV}/bin/pip install -q --only-binary=:all: -r /root/requirements.txt && "
            f"{VENV}/bin/python -c \"import flask, flask_socketio, gpiozero, segno\"'")
     assert r.returncode == 0, r.stdout + r.stderr
-    (tmp / ".complete").touch()
-    try:
-        tmp.rename(layer)
-    except OSError:  # another run finished the same layer first: keep that one
-        chroot.remove_tree(tmp)
-    return layer
 
 
 @pytest.fixture(scope="module")
@@ -84,10 +72,7 @@ def tree(tmp_path_factory):
         pytest.fail("the arm64 chroot needs root (CI runs as root)")
     if not BINFMT.exists():
         pytest.fail(f"no {BINFMT}: run scripts/test-deps.sh (qemu-user-static + binfmt)")
-    dist = tmp_path_factory.mktemp("dist")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist),
-                    str(ROOT)], check=True, capture_output=True)
-    wheel = next(dist.glob("svoyak-*.whl"))
+    wheel = chroot.wheel(tmp_path_factory.mktemp("dist"))
     root = chroot.cache_dir() / f"run-{ARCH}-{os.getpid()}"
     subprocess.run(["cp", "-a", str(smoke_layer()), str(root)], check=True)
     try:

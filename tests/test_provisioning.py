@@ -11,6 +11,7 @@ from __future__ import annotations
 import configparser
 import http.client
 import importlib.util
+import inspect
 import json
 import os
 import re
@@ -577,8 +578,8 @@ def test_wifi_radio_unit_runs_after_networkmanager():
 RECAP = re.compile(r"ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)")
 
 
-def play(tree: Path, wheel: Path) -> str:
-    extra = {
+def play_vars(wheel: Path) -> dict[str, object]:
+    return {
         "svoyak_on_pi": False,            # no Raspberry Pi packages or firmware here...
         "svoyak_firmware_config": True,   # ...but the firmware file edits, on stand-ins
         "svoyak_wheel": str(wheel),
@@ -588,37 +589,73 @@ def play(tree: Path, wheel: Path) -> str:
         # pip must trust what the build host trusts (a TLS-inspecting proxy, say).
         "svoyak_pip_env": {"PIP_CERT": "/etc/ssl/host-ca.crt"},
     }
+
+
+def play(tree: Path, wheel: Path) -> str:
     env = " ".join(f"{k}='{v}'" for k, v in clean_env().items())
     cmd = (f"cd '{PROV}' && env -i {env} ansible-playbook -i '{tree},' "
-           f"-c community.general.chroot site.yml -e '{json.dumps(extra)}'")
+           f"-c community.general.chroot site.yml -e '{json.dumps(play_vars(wheel))}'")
     r = chroot.run_in_namespace(tree, cmd, capture_output=True, text=True)
     out = r.stdout + r.stderr
     assert r.returncode == 0, out[-6000:]
     return out
 
 
+# What raspi-config's overlay option and earlier boxes left in the firmware files.
+FIRMWARE = {
+    "config.txt": "[all]\narm_64bit=1\n",
+    "cmdline.txt": "console=serial0,115200 console=tty1 root=PARTUUID=0a1b2c3d-02 "
+                   "rootfstype=ext4 fsck.repair=yes rootwait cfg80211.ieee80211_regdom=GB "
+                   "video=HDMI-A-1:1920x1080@60D overlayroot=tmpfs\n",
+}
+
+
+def provision(layer: Path, wheel: Path) -> None:
+    """A fresh copy of the base tree (layer/tree) with site.yml applied twice, and what
+    each run printed (layer/first.log, layer/second.log)."""
+    layer.mkdir(parents=True)
+    root = chroot.fresh_copy(layer / "tree", arch=chroot.provision_arch())
+    firmware = root / "boot/firmware"
+    firmware.mkdir(parents=True)
+    for name, text in FIRMWARE.items():
+        (firmware / name).write_text(text)
+    (layer / "first.log").write_text(play(root, wheel))
+    (layer / "second.log").write_text(play(root, wheel))
+
+
+def provisioned_key(wheel: Path, arch: str, prov: Path = PROV) -> str:
+    """Everything `provision` depends on: the base tree, provisioning/, the wheel's files,
+    the variables and stand-ins, this harness's code, Ansible's version and the
+    environment it runs in (but for PATH, which names the worktree's virtualenv)."""
+    from importlib.metadata import version
+
+    env = {k: v for k, v in clean_env().items() if k != "PATH"}
+    return chroot.digest(
+        chroot.base_key(arch), chroot.tree_digest(prov), chroot.wheel_digest(wheel),
+        json.dumps({**play_vars(wheel), "svoyak_wheel": wheel.name}, sort_keys=True),
+        json.dumps(FIRMWARE, sort_keys=True), json.dumps(env, sort_keys=True),
+        version("ansible"), version("ansible-core"), Path(chroot.__file__),
+        inspect.getsource(play), inspect.getsource(provision))
+
+
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory):
+    """site.yml applied twice to a fresh base tree, made once per key (`provisioned_key`)
+    and kept in the test cache: a commit that changes neither provisioning/ nor the
+    project's files reuses the last run's tree and logs. The tests get a copy of their own,
+    since some of them change it (the first boot's identity, the server's data)."""
     if os.geteuid() != 0:
         pytest.fail("the chroot run needs root (CI runs as root)")
     need("debootstrap", "unshare", "chroot", "ansible-playbook", "systemctl")
-    dist = tmp_path_factory.mktemp("dist")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist),
-                    str(ROOT)], check=True, capture_output=True)
-    wheel = next(dist.glob("svoyak-*.whl"))
+    wheel = chroot.wheel(tmp_path_factory.mktemp("dist"))
+    arch = chroot.provision_arch()
+    layer = chroot.layer(f"provisioned-{arch}", provisioned_key(wheel, arch),
+                         lambda work: provision(work, wheel), max_age_s=chroot.FETCHED_MAX_AGE_S)
     # One tree per test process: two runs at once (a developer's and CI's) never share it.
-    root = chroot.fresh_copy(chroot.run_dir(), arch=chroot.provision_arch())
-    firmware = root / "boot/firmware"
-    firmware.mkdir(parents=True)
-    (firmware / "config.txt").write_text("[all]\narm_64bit=1\n")
-    (firmware / "cmdline.txt").write_text(
-        "console=serial0,115200 console=tty1 root=PARTUUID=0a1b2c3d-02 rootfstype=ext4 "
-        "fsck.repair=yes rootwait cfg80211.ieee80211_regdom=GB video=HDMI-A-1:1920x1080@60D "
-        "overlayroot=tmpfs\n")  # what raspi-config's overlay option and earlier boxes left
+    root = chroot.run_dir()
+    subprocess.run(["cp", "-a", str(layer / "tree"), str(root)], check=True)
     try:
-        first = play(root, wheel)
-        second = play(root, wheel)
-        yield root, first, second
+        yield root, (layer / "first.log").read_text(), (layer / "second.log").read_text()
     finally:
         chroot.remove_tree(root)
 

@@ -1,0 +1,193 @@
+"""The test cache's keys (tests/provisioning_chroot.py): a cached tree is named by a digest
+of everything that made it, so changing any input must change the name (and a tree made
+from other inputs is then never used), and a tree is kept only once it was made whole.
+
+No chroot is made here: `layer` is run with small stand-in trees in a cache of the test's
+own, and the keys are computed from copies of the real inputs with one thing changed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import provisioning_chroot as chroot  # noqa: E402
+import test_arm64  # noqa: E402
+import test_provisioning as prov  # noqa: E402
+
+
+@pytest.fixture()
+def cache(tmp_path, monkeypatch):
+    path = tmp_path / "cache"
+    monkeypatch.setenv("SVOYAK_TEST_CACHE", str(path))
+    return path
+
+
+def test_base_key_changes_with_each_input(monkeypatch, tmp_path):
+    monkeypatch.setenv("SVOYAK_DEBIAN_MIRROR", "http://mirror.invalid/debian")
+    key = chroot.base_key("amd64")
+    assert chroot.base_key("amd64") == key  # the same inputs, the same tree
+    assert chroot.base_key("arm64") != key
+    monkeypatch.setenv("SVOYAK_DEBIAN_MIRROR", "http://other.invalid/debian")
+    assert chroot.base_key("amd64") != key
+    monkeypatch.setenv("SVOYAK_DEBIAN_MIRROR", "http://mirror.invalid/debian")
+    for name, value in [("SUITE", "trixie"), ("INCLUDE", chroot.INCLUDE + ",less")]:
+        with monkeypatch.context() as m:
+            m.setattr(chroot, name, value)
+            assert chroot.base_key("amd64") != key, name
+    ca = tmp_path / "ca.crt"
+    ca.write_bytes(Path(chroot.HOST_CA).read_bytes() + b"\n")
+    monkeypatch.setattr(chroot, "HOST_CA", str(ca))
+    assert chroot.base_key("amd64") != key  # pip in the tree trusts what this machine trusts
+
+
+def fake_wheel(path: Path, record: str) -> Path:
+    """A wheel as far as `wheel_digest` reads one: its RECORD."""
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("svoyak-0.1.0.dist-info/RECORD", record)
+    return path
+
+
+def test_provisioned_key_changes_with_provisioning_the_wheel_and_the_variables(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("SVOYAK_DEBIAN_MIRROR", "http://mirror.invalid/debian")
+    copy = tmp_path / "provisioning"
+    shutil.copytree(prov.PROV, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    for d in "abc":
+        (tmp_path / d).mkdir()
+    one = fake_wheel(tmp_path / "a/svoyak-0.1.0-py3-none-any.whl", "a.py,sha256=1,1\n")
+    time.sleep(2.1)  # zipped at another time (zip keeps 2 s): the same files, the same key
+    same = fake_wheel(tmp_path / "b" / one.name, "a.py,sha256=1,1\n")
+    assert one.read_bytes() != same.read_bytes()
+    key = prov.provisioned_key(one, "amd64", copy)
+    assert prov.provisioned_key(same, "amd64", copy) == key
+    assert prov.provisioned_key(one, "amd64", prov.PROV) == key  # by content, not by place
+    assert prov.provisioned_key(one, "arm64", copy) != key
+
+    other = fake_wheel(tmp_path / "c" / one.name, "a.py,sha256=2,1\n")
+    assert prov.provisioned_key(other, "amd64", copy) != key  # one file of the app changed
+
+    template = next(copy.glob("roles/*/templates/*.j2"))
+    text = template.read_text()
+    template.write_text(text + "\n")
+    assert prov.provisioned_key(one, "amd64", copy) != key
+    template.write_text(text)
+    assert prov.provisioned_key(one, "amd64", copy) == key
+    template.chmod(0o600)
+    assert prov.provisioned_key(one, "amd64", copy) != key  # a mode is an input too
+    template.chmod(0o644)
+    (copy / "roles/base/files").mkdir(exist_ok=True)
+    (copy / "roles/base/files/new.conf").write_text("x\n")
+    assert prov.provisioned_key(one, "amd64", copy) != key
+    (copy / "roles/base/files/new.conf").unlink()
+
+    vars_ = prov.play_vars
+    monkeypatch.setattr(prov, "play_vars", lambda w: {**vars_(w), "svoyak_readonly": False})
+    assert prov.provisioned_key(one, "amd64", copy) != key
+    monkeypatch.setattr(prov, "play_vars", vars_)
+    monkeypatch.setitem(prov.FIRMWARE, "config.txt", "[all]\n")
+    assert prov.provisioned_key(one, "amd64", copy) != key
+    monkeypatch.undo()
+    monkeypatch.setenv("SVOYAK_DEBIAN_MIRROR", "http://mirror.invalid/debian")
+    assert prov.provisioned_key(one, "amd64", copy) == key
+    import importlib.metadata
+
+    real = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version",
+                        lambda n: "0" if n == "ansible-core" else real(n))
+    assert prov.provisioned_key(one, "amd64", copy) != key  # another Ansible
+
+
+def test_arm64_layer_key_follows_the_dependencies(monkeypatch, cache):
+    monkeypatch.setenv("SVOYAK_DEBIAN_MIRROR", "http://mirror.invalid/debian")
+    seen = []
+    monkeypatch.setattr(chroot, "layer", lambda kind, key, make, **kw: seen.append(key))
+    test_arm64.smoke_layer()
+    monkeypatch.setattr(test_arm64, "runtime_requirements", lambda: ["flask>=3.0"])
+    test_arm64.smoke_layer()
+    assert len(seen) == 2 and seen[0] != seen[1]
+
+
+def test_a_layer_is_made_once_and_reused_while_its_key_matches(cache):
+    made = []
+
+    def make(tag):
+        def run(work: Path) -> None:
+            work.mkdir()
+            (work / "what").write_text(tag)
+            made.append(tag)
+        return run
+
+    a = chroot.layer("kind", "aaaa", make("a"))
+    assert (a / "what").read_text() == "a" and a.name == "kind-aaaa"
+    assert chroot.layer("kind", "aaaa", make("again")) == a and made == ["a"]
+    b = chroot.layer("kind", "bbbb", make("b"))  # an input changed: never the old tree
+    assert b != a and (b / "what").read_text() == "b" and made == ["a", "b"]
+    assert a.exists()  # kept: another worktree may still be using it
+    os.utime(a / ".complete", (time.time() - 100, time.time() - 100))
+    again = chroot.layer("kind", "aaaa", make("a2"), max_age_s=50)
+    assert again == a and (a / "what").read_text() == "a2"  # too old: made again
+
+
+def test_two_runs_needing_one_layer_make_it_once(cache):
+    made = []
+
+    def slow(work: Path) -> None:
+        work.mkdir()
+        made.append(work.name)
+        time.sleep(0.5)
+
+    got = []
+    runs = [threading.Thread(target=lambda: got.append(chroot.layer("kind", "ffff", slow)))
+            for _ in range(2)]
+    for r in runs:
+        r.start()
+    for r in runs:
+        r.join()
+    assert len(made) == 1 and got == [cache / "kind-ffff"] * 2
+
+
+def test_a_layer_whose_making_failed_is_not_kept(cache):
+    def broken(work: Path) -> None:
+        work.mkdir()
+        (work / "half").write_text("")
+        raise subprocess.CalledProcessError(1, "debootstrap")
+
+    with pytest.raises(subprocess.CalledProcessError):
+        chroot.layer("kind", "cccc", broken)
+    assert [p.name for p in cache.iterdir()] == [".kind-cccc.lock"]  # nothing to reuse
+
+    def good(work: Path) -> None:
+        work.mkdir()
+
+    assert chroot.layer("kind", "cccc", good).is_dir()
+
+
+def test_old_layers_and_dead_processes_work_are_swept(cache):
+    cache.mkdir()
+
+    def empty(work: Path) -> None:
+        work.mkdir()
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (cache / f"kind-dddd.tmp.{dead.pid}").mkdir()  # a run killed while making it
+    (cache / f"kind-eeee.tmp.{os.getpid()}").mkdir()  # one still being made
+    olds = [chroot.layer("kind", f"old{i}", empty, keep=9) for i in range(4)]
+    for age, old in enumerate(olds):
+        os.utime(old / ".used", (time.time() - 10 * (4 - age),) * 2)
+    stale = chroot.layer("kind", "stale", empty, keep=9)
+    os.utime(stale / ".used", (time.time() - 2 * 86400,) * 2)
+    chroot.layer("kind", "new", empty, keep=2)
+    left = sorted(p.name for p in cache.iterdir() if p.is_dir())
+    # the two last used, the new one, the one still being made; not the day-old one
+    assert left == ["kind-eeee.tmp." + str(os.getpid()), "kind-new", "kind-old2", "kind-old3"]
+    assert not (cache / ".kind-stale.lock").exists() and not (cache / ".kind-old0.lock").exists()
