@@ -16,12 +16,19 @@ AXE := webui/node_modules/axe-core/axe.min.js
 run: $(RUN_STAMP) vendor
 	$(VENV)/bin/svoyak serve --simulate --data $(DATA) --host $(HOST) --port $(PORT)
 
+# TEST_JOBS=N runs the tests on N workers (pytest-xdist), a whole test file on one worker
+# (a file's module fixtures are made once; tests/conftest.py hands out the longest files
+# first). Most of the slow tests wait on QEMU, subprocesses and sleeps rather than on a
+# core, so more workers than cores still helps (times in docs/performance.md).
+TEST_JOBS ?= 1
+PYTEST_JOBS := $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder)
+
 test: $(STAMP) vendor $(AXE)
 	scripts/webui-deps.sh --browser
 	scripts/test-deps.sh
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest $(PYTEST_JOBS)
 
 # site.yml on an arm64 tree under qemu (slow; not part of `make test`, which runs the quick
 # arm64 smoke test). Its time is in docs/appliance.md.

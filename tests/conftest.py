@@ -10,6 +10,23 @@ from typing import Any
 
 import pytest
 
+# The test files that take longest, longest first (docs/performance.md, "The test suite").
+# `make test` runs the suite on several workers with `--dist loadfile` (a whole file on one
+# worker, so a file's module fixtures, the provisioned tree above all, are made once), and
+# hands the files out in collection order: these come first, so that the longest does not
+# start last while the other workers have nothing left to do.
+LONGEST_FIRST = (
+    "test_provisioning.py", "test_arm64.py", "test_host_console.py", "test_board_phone.py",
+    "test_tournament_battles.py", "test_rooms_tournament.py", "test_screens.py",
+    "test_power_cut.py", "test_battle_cut.py", "test_tournament_power_cut.py",
+    "test_long_evening.py", "test_benches.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: in-file order
+
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
