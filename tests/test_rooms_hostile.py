@@ -30,7 +30,6 @@ from rooms.db import Tables
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_rooms_tournament import Box, Host, open_venue, venue  # noqa: E402, F401
-from webui_kit import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 
 DEADLINE_S = 300
 
@@ -108,7 +107,8 @@ def outbox(data: Path) -> list[tuple[int, str, int, str]]:
             "SELECT game, battle, acked, assignment FROM rooms_outbox ORDER BY game")]
 
 
-def test_a_hostile_room_is_refused_alone(venue: Any, capsys: Any) -> None:  # noqa: F811
+def test_a_hostile_room_is_refused_alone(venue: Any, browser: Any,  # noqa: F811
+                                         capsys: Any) -> None:
     tmp, broker, _passwd, boxes = venue
     ddata = tmp / "director"
     director, rooms, codes = open_venue(venue, capsys, seed=5)
@@ -216,10 +216,6 @@ def test_a_hostile_room_is_refused_alone(venue: Any, capsys: Any) -> None:  # no
         finally:
             dtab.close()
 
-        from playwright.sync_api import sync_playwright
-
-        pw = sync_playwright().start()
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
             # The director's rooms page lists the refusals...
             page = browser.new_page()
@@ -241,8 +237,8 @@ def test_a_hostile_room_is_refused_alone(venue: Any, capsys: Any) -> None:  # no
             shown = tablet.inner_text("#rooms-link")
             assert f"Директор не принял игру {game}" in shown and "t_ns" in shown, shown
         finally:
-            browser.close()
-            pw.stop()
+            for ctx in browser.contexts:  # the rooms page's and the tablet's
+                ctx.close()
 
         # Room 1 plays on (its link comes back after the hostile client took it) and its
         # battle reaches the bracket; what it sends now is applied, the refusal is gone.
