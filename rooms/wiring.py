@@ -1,7 +1,8 @@
 """Attach the rooms link to a running box (called by the composition root, `svoyak
 serve`): a director or a room box when ``DATA/rooms.json`` says so, nothing otherwise.
-Also gives the web UI what its rooms pages call (`services.extras`): the link, the
-room/director choice, and the push of each room's live battle to the director's TV."""
+The composition root hands the `Rooms` object to the web UI (`Services.rooms`), whose rooms
+pages call it: the link, the room/director choice, the join texts; and it pushes each room's
+live battle to the director's TV."""
 
 from __future__ import annotations
 
@@ -62,26 +63,21 @@ def load_package(data: Path, ref: Any) -> Any:
 class Rooms:
     """The link of one box, replaceable when the host changes the box's role in admin."""
 
-    def __init__(self, data: Path, store: Any, loop: Any, services: Any,
-                 tournament: TournamentShell):
-        self.data, self.store, self.loop, self.services = data, store, loop, services
+    def __init__(self, data: Path, store: Any, loop: Any, tournament: TournamentShell):
+        self.data, self.store, self.loop = data, store, loop
         self.tournament = tournament
         self.socketio: Any = None
         self._lock = threading.Lock()
         self._seq = 0
         self.link = start_link(data, store, loop, tournament)
-        services.extras["rooms_setup"] = self.setup
         # Join texts of the rooms added since the box started (they hold the join code:
         # shown to the host only, as text and QR, never stored in plain text).
         self.joins: dict[str, str] = {}
-        services.extras["rooms_join"] = self.joins
         self._publish()
 
     def _publish(self) -> None:
         if self.link is None:
-            self.services.extras.pop("rooms", None)
             return
-        self.services.extras["rooms"] = self.link
         if hasattr(self.link, "listeners"):
             self.link.listeners.append(self._push)
 

@@ -71,8 +71,8 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool,
     services = Services(loop=loop, settings=Settings(data), data_dir=data, simulate=simulate,
                         start_game=games.start, list_packages=games.list_packages,
                         library=library, store=store, tournament=tournament)
-    services.extras["export_game"] = lambda g: _export(store, g)
-    services.extras["listen"] = listen
+    services.export_game = lambda g: _export(store, g)
+    services.listen = listen
     hardware = None
     loop.start()
     try:  # results of battles that ended while the box was off advance their winners now
@@ -88,13 +88,14 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool,
     try:
         hardware = gpio.start(loop.submit, loop.subscribe, pins_path=pins, simulate=simulate,
                               data_dir=data)
-        services.extras["hardware"] = hardware
+        services.hardware = hardware
     except Exception as e:  # GpioUnavailable, PinMapError, or a pin that cannot be claimed
         # Screens only, and the host's banner says why (never silently simulated buttons).
         logging.getLogger("svoyak").error("wired buttons off: %s", e)
         fault = gpio.Fault(e)
-        services.extras["hardware"] = fault
-    rooms = _rooms(data, store, loop, services, tournament)
+        services.hardware = fault
+    rooms = _rooms(data, store, loop, tournament)
+    services.rooms = rooms
     app, socketio, hub = create_app(services)
     if fault is not None:
         hub.hardware_status = fault.status
@@ -129,13 +130,13 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool,
     return Box(app, socketio, hub, loop, store, services, games, hardware, close)
 
 
-def _rooms(data: Path, store: Any, loop: Any, services: Any, tournament: Any) -> Any:
+def _rooms(data: Path, store: Any, loop: Any, tournament: Any) -> Any:
     """The rooms link of a tournament (rooms/, docs/rooms.md): a director or a room box
     when DATA/rooms.json says so. Without it the box is an ordinary box."""
     try:
         from rooms.wiring import Rooms
 
-        return Rooms(data, store, loop, services, tournament)
+        return Rooms(data, store, loop, tournament)
     except Exception:
         logging.getLogger("svoyak").exception("rooms link unavailable")
         return None

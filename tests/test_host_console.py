@@ -345,7 +345,7 @@ def test_on_every_address_the_host_address_is_the_lan_one(tmp_path: Path) -> Non
     try:
         client = kit.app.test_client()
         for listen, lan in ((None, True), ("0.0.0.0", True), ("127.0.0.1", False)):
-            kit.services.extras["listen"] = listen
+            kit.services.listen = listen
             page = client.get("/board", base_url="http://127.0.0.1:8080").get_data(True)
             ip = _lan_address()
             want = f"http://{ip}:8080/host" if lan and ip else "http://127.0.0.1:8080/host"

@@ -24,7 +24,8 @@ def box(tmp_path: Path) -> Any:
     from rooms.wiring import Rooms
 
     kit = make_kit(tmp_path / "box")
-    rooms = Rooms(tmp_path / "box", kit.store, kit.loop, kit.services, kit.services.tournament)
+    rooms = Rooms(tmp_path / "box", kit.store, kit.loop, kit.services.tournament)
+    kit.services.rooms = rooms
     kit.app.register_blueprint(rooms_pages.bp)
     rooms.screens(kit.socketio)
     yield kit
@@ -120,7 +121,7 @@ def test_restarting_the_director_link_leaves_no_loop_subscriber_behind(
                                            "port": free_port(),
                                            "passwd": str(tmp_path / "passwd")}).get_json()
     assert r == {"ok": True, "role": "director"}
-    rooms = box.app.extensions["svoyak"].extras["rooms_setup"].__self__
+    rooms = box.services.rooms
     shell = box.services.tournament
     after_first = (box.loop.subscribers(), shell.watchers())
     assert after_first[1] == 1  # the director link watches the tournament's corrections

@@ -71,7 +71,7 @@ def make_kit(tmp: Path, *, simulate: bool = True, library: Any = None) -> Kit:
     services = Services(loop=loop, settings=Settings(tmp), data_dir=tmp, simulate=simulate,
                         start_game=games.start, list_packages=games.list_packages,
                         library=library, store=store, tournament=TournamentShell(loop))
-    services.extras["export_game"] = lambda g: {"game": g, "events": [
+    services.export_game = lambda g: {"game": g, "events": [
         e.to_json() for e in store.log(g)]}
     app, socketio, hub = create_app(services)
     app.config["TESTING"] = True

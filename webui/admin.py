@@ -36,7 +36,7 @@ def _require_host() -> Any:
 
 
 def _hardware() -> dict[str, Any] | None:
-    hw = services().extras.get("hardware")
+    hw = services().hardware
     if hw is None:
         return None
     try:
@@ -266,7 +266,7 @@ def _when(created: Any) -> str:
 
 @bp.get("/export/<int:game>.json")
 def export_game(game: int) -> Response:
-    exporter = services().extras.get("export_game")
+    exporter = services().export_game
     if exporter is None:
         abort(503)
     try:

@@ -45,7 +45,14 @@ class Services:
     # The box's tournament shell (the director's pages drive it): built by the composition
     # root over the same loop, never by the web UI.
     tournament: Any = None  # appliance.runtime.tournament.TournamentShell
-    extras: dict[str, Any] = field(default_factory=dict)
+    # export_game(game) -> the game's record and events (the admin's protocol export)
+    export_game: Callable[[int], dict[str, Any]] | None = None
+    listen: str | None = None  # the address the server listens on (the host page's QR code)
+    hardware: Any = None  # gpio.Hardware, or gpio.Fault when the buttons could not start
+    problems: list[dict[str, str]] = field(default_factory=list)  # shown on the admin page
+    # The rooms link (rooms.wiring.Rooms: its `link`, `setup(form)` and `joins`), when the
+    # box is in a rooms tournament; the composition root sets it, rooms/ never writes here.
+    rooms: Any = None
 
 
 SECRET_BYTES = 32
@@ -144,7 +151,7 @@ def card_full(data_dir: Path) -> bool:
 
 def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
     app = Flask(__name__)
-    problems: list[dict[str, str]] = services.extras.setdefault("problems", [])
+    problems = services.problems
     app.config.update(
         SECRET_KEY=secret_key(services.data_dir, problems),
         SESSION_COOKIE_SAMESITE="Lax",

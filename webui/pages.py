@@ -51,7 +51,7 @@ def render(template: str, **ctx: Any) -> str:
             "box": {"simulate": services().simulate, "sound": settings["sound"],
                     "name": settings["box_name"]}}
     disk_full = hub().card_full()
-    problems = [*services().extras.get("problems", ()), *services().settings.problems,
+    problems = [*services().problems, *services().settings.problems,
                 *([{"code": "disk_full", **{c: i18n.translate("host.disk_full", c)
                                              for c in i18n.LANGUAGES}}] if disk_full else [])
                 ] if is_host() else []
@@ -201,7 +201,7 @@ def host_url() -> str:
     if configured:
         return str(configured)
     h = request.host
-    listen = services().extras.get("listen")
+    listen = services().listen
     if h.startswith(("localhost", "127.")) and listen in (None, "", "0.0.0.0", "::"):
         ip = _lan_address()
         if ip:

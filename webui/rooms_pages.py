@@ -1,7 +1,7 @@
 """Pages of the rooms link (docs/rooms.md): the rooms page in admin (director: every
 room's box, its link, last message, lag and battle in play; room: the assigned battle and
 the link), the rooms board for the director's TV, and the file carry for a venue without
-network. The link itself is `services.extras["rooms"]` (a `rooms.director.Director` or a
+network. The link itself is `services.rooms.link` (a `rooms.director.Director` or a
 `rooms.room.RoomBox`, wired by the composition root); this module only calls it."""
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ bp = Blueprint("rooms", __name__)
 
 
 def link() -> Any:
-    return services().extras.get("rooms")
+    rooms = services().rooms
+    return None if rooms is None else rooms.link
 
 
 def role() -> str | None:
@@ -85,7 +86,8 @@ def director_qr() -> Any:
 def join_qr(room: str) -> Any:
     """A new room's join text (address, room, code) as a QR code: host only."""
     _host()
-    text = services().extras.get("rooms_join", {}).get(room)
+    rooms = services().rooms
+    text = None if rooms is None else rooms.joins.get(room)
     if text is None:
         abort(404)
     return Response(qr.svg(text), mimetype="image/svg+xml",
@@ -178,7 +180,7 @@ def setup() -> Any:
     """The room/director choice: make this box the director, add a room (its join code),
     or join a director as a room. The composition root does it (`rooms_setup`)."""
     _host()
-    fn = services().extras.get("rooms_setup")
+    fn = services().rooms.setup if services().rooms is not None else None
     if fn is None:
         abort(404)
     form = request.get_json(silent=True) or request.form.to_dict()
