@@ -55,6 +55,9 @@ def add_test_layer(tree: Path, kernel: Path, in_tree: Callable[[Path, str], None
     units = tree / "etc/systemd/system"
     for name in UNITS:
         shutil.copy2(FILES / name, units / name)
+    chromium = tree / "etc/chromium.d"
+    chromium.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(FILES / "svoyak-test-chromium", chromium / "svoyak-test-vm")
     for unit, conf in (("svoyak.service", "svoyak-test-pi.conf"),
                        ("svoyak-kiosk.service", "svoyak-test-kiosk.conf")):
         dropin = units / f"{unit}.d"
