@@ -110,7 +110,7 @@ def test_twenty_phones_join_and_play_a_question(box: Box, access_point: dict[str
     player of seat 1..3 or a spectator) and the first to press answers."""
     box.sh(f"{PHONES} {CROWD}", timeout=300)
     ssid, psk = access_point["ssid"], access_point["password"]
-    joins = " ".join(
+    joins = "; ".join(
         f"(ip netns exec phone{k} python3 {PHONE} join phone{k} {json.dumps(ssid)} "
         f"{json.dumps(psk)} > /run/svoyak-test/join{k}.json 2>&1 &)"
         for k in range(1, CROWD + 1))
@@ -133,7 +133,7 @@ def test_twenty_phones_join_and_play_a_question(box: Box, access_point: dict[str
                                "package": "demo:tv"})
         host.act("pick_chooser", player=0)
         host.act("choose")
-        plays = " ".join(
+        plays = "; ".join(
             f"(ip netns exec phone{k} python3 {PHONE} play {BOX_ADDRESS} "
             f"{k - 1 if k <= 3 else -1} {1 if k == 3 else 0} > /run/svoyak-test/play{k}.json "
             f"2>&1 &)" for k in range(1, CROWD + 1))
