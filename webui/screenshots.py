@@ -1,10 +1,11 @@
 """`make screenshots`: a scripted evening through the UI only — a TV game from the start
-screen to the final and its results, a sport battle with a queue to its end, and boards of
-6 themes × 10 questions and 10 themes × 5, and a tournament from the director's page
-(entries, draw, a battle, walkovers to the podium) — played on a real `svoyak serve --simulate` on
-loopback in Debian's Chromium. At every phase it calls a checkpoint with the pages that
-matter; `make screenshots` writes them to docs/screenshots/ (host 1280×800 and 800×1280,
-board 1920×1080, phone 390×844) and the browser tests check layout, accessibility and the
+screen (and its offer of the host's language for the whole box) to the final and its
+results, a sport battle with a queue to its end, and boards of 6 themes × 10 questions and
+10 themes × 5, and a tournament from the director's page (entries, draw, a battle,
+walkovers to the podium) — played on a real `svoyak serve --simulate` on loopback in
+Debian's Chromium. At every phase it calls a checkpoint with the pages that matter;
+`make screenshots` writes them to docs/screenshots/ (host 1280×800 and 800×1280, board
+1920×1080, phone 390×844) and the browser tests check layout, accessibility and the
 catalogues at the very same checkpoints (tests/test_screens.py).
 
     python -m webui.screenshots docs/screenshots
@@ -203,6 +204,7 @@ class Show:
         h, b = self.host, self.board
         h.wait_for_selector("#new-game-dialog", state="visible")
         self.at("start", host=h, board=b)
+        self.box_language()
         self.start("tv", NAMES)
         phone0, phone2 = self.phone(0), self.phone(2)
         self.wait(b, "v.view.phase === 'pick_chooser'")
@@ -378,6 +380,24 @@ class Show:
         proto.wait_for_selector("#verdicts tr")
         self.at("tv-protocol", protocol=proto)
         proto.context.close()
+
+    def box_language(self) -> None:
+        """The host reading its page in English on a Russian box: the start screen offers
+        English for the whole box, behind a confirmation. Cancelled, and the host's own pick
+        forgotten, so the evening goes on in the box's Russian."""
+        h = self.host
+        h.goto(self.base + "/lang/en?next=/host")
+        self.ready(h)
+        h.wait_for_selector("#new-game-dialog", state="visible")
+        h.click("#ng-box-lang")
+        h.wait_for_selector("#lang-dialog", state="visible")
+        self.at("box-language", host=h)
+        h.click("#lang-cancel")
+        h.wait_for_selector("#lang-dialog", state="hidden")
+        h.context.clear_cookies(name="lang")
+        h.goto(self.base + "/host")
+        self.ready(h)
+        h.wait_for_selector("#new-game-dialog", state="visible")
 
     def bid(self, amount: str) -> None:
         group = self.host.locator("[data-action=bid]").first
