@@ -12,15 +12,16 @@ early). A board client on the director's Socket.IO
 (`rooms_live`, what the director's TV shows) times each verdict: from just before the room
 publishes the judged events to the moment the board holds the new scores.
 
-The floor, in the same run and at the same time: a bare Mosquitto (no auth, no ACL) with
-one publisher and one subscriber in this process doing round trips of a message of the same
-size every 20 ms. Figures: verdict→screen p50/p99, the floor's p50/p99 and the p99 ratio,
-events published vs applied by the director (lost = the difference; the rooms here do
-not resend), results applied, the director's CPU (user+system over the run, as a share of
-one core) and memory (PSS and RSS of the gunicorn arbiter and worker), load average.
-JSON last.
+The floor, in the same run and at the same time: a bare Mosquitto (no auth, no ACL;
+Nagle's algorithm off on it and its clients, as on the box's) with one publisher and one
+subscriber in this process doing round trips of a message of the same size every 20 ms.
+Figures: verdict→screen p50/p99, the floor's p50/p99 and the p99 ratio, events published vs
+applied by the director (lost = the difference; the rooms here do not resend), results
+applied, the director's CPU (user+system over the run, as a share of one core) and memory
+(PSS and RSS of the gunicorn arbiter and worker), load average. JSON last.
 
-Targets (issue 16): p99 under 1 s, 0 messages lost.
+Targets: p99 under 1 s, 0 messages lost (issue 16); ratio_p99 at most 4 at 27 rooms (issue
+24).
 
     .venv/bin/python bench/rooms.py [--rooms 27] [--questions 10] [--pace 2.0]
 
@@ -62,6 +63,7 @@ from appliance.runtime.store import Store, db_path  # noqa: E402
 from appliance.runtime.tournament import TournamentShell  # noqa: E402
 from rooms import config, messages, topics  # noqa: E402
 from rooms.db import Tables  # noqa: E402
+from rooms.link import no_delay  # noqa: E402
 from webui import localserver  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -208,6 +210,7 @@ class SimRoom:
         c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=room, protocol=mqtt.MQTTv5)
         c.username_pw_set(room, code)
         c.on_message = self._on_message
+        c.on_socket_open = no_delay  # as a room box's link does
         c.on_connect = lambda cl, *_: cl.subscribe(topics.down_all(room), qos=1)
         c.connect("127.0.0.1", port, keepalive=30)
         c.loop_start()
@@ -272,11 +275,13 @@ class Floor:
         self.sub = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="floor-sub",
                                protocol=mqtt.MQTTv5)
         self.sub.on_message = self._on_message
+        self.sub.on_socket_open = no_delay  # the same TCP settings as the rooms' clients
         self.sub.connect("127.0.0.1", port)
         self.sub.subscribe("floor/#", qos=1)
         self.sub.loop_start()
         self.pub = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="floor-pub",
                                protocol=mqtt.MQTTv5)
+        self.pub.on_socket_open = no_delay
         self.pub.connect("127.0.0.1", port)
         self.pub.loop_start()
         time.sleep(0.3)
@@ -319,7 +324,10 @@ def main() -> int:
         port, bare_port = free_port(), free_port()
         conf = broker_files(tmp, port)
         bare = tmp / "bare.conf"
-        bare.write_text(f"listener {bare_port} 127.0.0.1\nallow_anonymous true\n")
+        # the role's TCP setting too, so the floor differs from the rooms' broker only in
+        # what the link adds (auth, the access list, persistence)
+        bare.write_text(f"listener {bare_port} 127.0.0.1\nallow_anonymous true\n"
+                        "set_tcp_nodelay true\n")
         data = tmp / "director"
         config.make_director(data, "127.0.0.1", port, tmp / "passwd",
                              str(package_file(tmp / "package.json", 6 * args.rooms)))

@@ -10,7 +10,9 @@ process restarts — a shortcut, never the guarantee."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -48,6 +50,16 @@ class Broker:
 Handler = Callable[[str, bytes, bool], None]  # topic, payload, retained
 
 
+def no_delay(_client: Any, _userdata: Any, sock: Any) -> None:
+    """paho's socket without Nagle's algorithm (paho leaves it on). A room box publishes a
+    command's events right after the one before, and with Nagle the kernel holds each small
+    message back until the broker has acknowledged the previous one's bytes: tens of ms
+    between a verdict on the room box and the director's screen, on an idle machine. The
+    broker's side is the role's ``set_tcp_nodelay``."""
+    with contextlib.suppress(OSError, AttributeError):  # not a TCP socket: nothing to do
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
 class Link:
     """A connection that keeps itself up. `on_message(topic, payload, retained)` and
     `on_up()` run on paho's thread; keep them short."""
@@ -83,6 +95,7 @@ class Link:
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect
         c.on_message = self._on_message
+        c.on_socket_open = no_delay
         self.client = c
 
     # -- life cycle ------------------------------------------------------------------------
