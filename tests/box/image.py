@@ -18,12 +18,16 @@ app, the kernel package or this harness makes a new one and nothing else does:
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import shlex
 import shutil
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -207,33 +211,73 @@ def in_tree(tree: Path, command: str) -> None:
         raise RuntimeError(f"in the tree: {command}\n{r.stdout}{r.stderr}"[-4000:])
 
 
+KEEP = 3  # cached trees and disks of one kind kept for other checkouts (each boots its own)
+
+
+@contextlib.contextmanager
+def maker(name: str) -> Iterator[None]:
+    """One maker per cached thing: a run that needs it meanwhile (another worktree) waits
+    for it rather than making the same tree beside it."""
+    with open(cache() / f".{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def sweep(kind: str, current: Path) -> None:
+    """Remove this kind's other trees and disks (the part of a name before its last '-'),
+    but the KEEP - 1 last used in the last day: another checkout's code makes another key,
+    and its VM may be booting from one."""
+    others = []
+    for old in cache().glob(f"{kind}-*"):
+        name = old.name.removesuffix(".raw")
+        if (name.rsplit("-", 1)[0] != kind or old == current or ".tmp" in name
+                or name.endswith((".complete", ".used"))):
+            continue
+        stamp = old.parent / f"{old.name}.used"
+        others.append((stamp.stat().st_mtime if stamp.exists() else 0.0, old))
+    others.sort(reverse=True)
+    for i, (used, old) in enumerate(others):
+        if i >= KEEP - 1 or time.time() - used > 86400:
+            log(f"removing {old.name} (unused)")
+            if old.is_dir():
+                chroot.remove_tree(old)
+            else:
+                old.unlink(missing_ok=True)
+            for suffix in (".complete", ".used"):
+                (old.parent / f"{old.name}{suffix}").unlink(missing_ok=True)
+            (old.parent / f".{old.name}.lock").unlink(missing_ok=True)
+
+
+def used(path: Path) -> Path:
+    (path.parent / f"{path.name}.used").touch()
+    return path
+
+
 def cached_tree(name: str, make, from_tree: Path | None = None) -> Path:
     """cache()/name, made once by make(work) on a copy of from_tree (else the debootstrap
-    tree); older trees of the same kind (the part of name before its last '-') removed."""
+    tree); older trees of the same kind removed (sweep)."""
     out = cache() / name
     if done(out):
-        return out
-    kind = name.rsplit("-", 1)[0]
-    for old in cache().glob(f"{kind}-*"):
-        if old.name.rsplit("-", 1)[0] == kind and old != out and not old.name.endswith(
-                ".complete") and ".tmp." not in old.name:
-            chroot.remove_tree(old)
-            (old.parent / f"{old.name}.complete").unlink(missing_ok=True)
-    work = cache() / f"{name}.tmp.{os.getpid()}"
-    chroot.remove_tree(work)
-    if from_tree is None:
-        chroot.fresh_copy(work, arch="amd64")
-    else:
-        subprocess.run(["cp", "-a", str(from_tree), str(work)], check=True)
-    try:
-        make(work)
-        chroot.remove_tree(out)
-        work.rename(out)
-    except BaseException:
+        return used(out)
+    with maker(name):
+        if done(out):
+            return used(out)
+        sweep(name.rsplit("-", 1)[0], out)
+        work = cache() / f"{name}.tmp.{os.getpid()}"
         chroot.remove_tree(work)
-        raise
-    mark_done(out)
-    return out
+        if from_tree is None:
+            chroot.fresh_copy(work, arch="amd64")
+        else:
+            subprocess.run(["cp", "-a", str(from_tree), str(work)], check=True)
+        try:
+            make(work)
+            chroot.remove_tree(out)
+            work.rename(out)
+        except BaseException:
+            chroot.remove_tree(work)
+            raise
+        mark_done(out)
+    return used(out)
 
 
 def provisioned_tree(director: bool = False) -> Path:
@@ -286,12 +330,19 @@ def base_disk(director: bool = False) -> Path:
     tree = provisioned_tree(director)
     out = cache() / f"disk-{tree.name.removeprefix('tree-')}.raw"
     if out.exists():
-        return out
-    for old in cache().glob(f"disk-{'director' if director else 'box'}-*.raw"):
-        old.unlink()
-    used = int(subprocess.run(["du", "-sxm", str(tree)], capture_output=True, text=True,
-                              check=True).stdout.split()[0])
-    root_mib = used + 768
+        return used(out)
+    with maker(out.name):
+        if out.exists():
+            return used(out)
+        sweep(f"disk-{'director' if director else 'box'}", out)
+        make_disk(tree, out)
+    return used(out)
+
+
+def make_disk(tree: Path, out: Path) -> None:
+    used_mib = int(subprocess.run(["du", "-sxm", str(tree)], capture_output=True,
+                                  text=True, check=True).stdout.split()[0])
+    root_mib = used_mib + 768
     tmp = out.with_suffix(f".tmp{os.getpid()}")
     work = cache() / f"fs.tmp.{os.getpid()}"
     work.mkdir(exist_ok=True)
@@ -322,4 +373,3 @@ def base_disk(director: bool = False) -> Path:
     finally:
         shutil.rmtree(work, ignore_errors=True)
         tmp.unlink(missing_ok=True)
-    return out
