@@ -26,7 +26,8 @@ import subprocess
 import sys
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -223,8 +224,70 @@ def finish_foreign(tree: Path) -> None:
 
 
 def remove_tree(tree: Path) -> None:
+    """rm -rf the tree, after unmounting whatever is mounted inside it (a scratch copy's
+    overlay, left by a run that was killed)."""
+    unmount_under(tree)
     if tree.exists():
         subprocess.run(["rm", "-rf", "--one-file-system", str(tree)], check=True)
+
+
+def unmount_under(tree: Path) -> None:
+    top = str(tree.absolute())
+    with open("/proc/self/mountinfo") as f:
+        points = [line.split()[4] for line in f]
+    for point in sorted(set(points), reverse=True):  # the innermost first
+        if point == top or point.startswith(top + "/"):
+            subprocess.run(["umount", "-l", point], check=True)
+
+
+def overlay_mount(lower: Path, upper: Path, work: Path, root: Path) -> str | None:
+    """Mount an overlay of `lower` (read-only) at `root`, its writes going to `upper`; the
+    reason when the kernel or the file system refuses, else None."""
+    r = subprocess.run(["mount", "-t", "overlay", "overlay", "-o",
+                        f"lowerdir={lower},upperdir={upper},workdir={work}", str(root)],
+                       capture_output=True, text=True)
+    return None if r.returncode == 0 else (r.stderr.strip() or f"mount exited {r.returncode}")
+
+
+@contextmanager
+def scratch_copy(lower: Path, dest: Path, log=print) -> Iterator[Path]:
+    """A writable tree (dest/root) that starts as the cached tree `lower`, gone with dest
+    afterwards. An overlay mount where the kernel allows one (`lower` stays read-only, this
+    run's writes go to dest/upper), so a run copies nothing of a tree of a gigabyte or
+    more; else a `cp -a`, and a line saying why."""
+    remove_tree(dest)
+    root, upper, work = dest / "root", dest / "upper", dest / "work"
+    for d in (root, upper, work):
+        d.mkdir(parents=True)
+    why = overlay_mount(lower, upper, work, root)
+    try:
+        if why is not None:
+            log(f"no overlay of {lower} ({why}): copying it with cp -a")
+            root.rmdir()
+            subprocess.run(["cp", "-a", str(lower), str(root)], check=True)
+        yield root
+    finally:
+        remove_tree(dest)
+
+
+def passed_once(name: str, key: str, check: Callable[[], object], log=print) -> None:
+    """Run check() unless it passed before with this key: for a slow check of inputs that
+    seldom change (ansible-lint of provisioning/), whose key must cover every one of them.
+    A stamp (cache_dir()/NAME-KEY.passed) is written only once check returns, so a failure
+    is never remembered; stamps of other keys unused for a week go."""
+    cache = cache_dir()
+    stamp = cache / f"{name}-{key}.passed"
+    if stamp.exists():
+        stamp.touch()
+        log(f"{name}: passed before with key {key} ({stamp})")
+        return
+    check()
+    tmp = cache / f".{stamp.name}.tmp.{os.getpid()}"
+    tmp.write_text(time.strftime("%Y-%m-%dT%H:%M:%S%z\n"))
+    tmp.rename(stamp)
+    for old in cache.glob(f"{name}-*.passed"):
+        if old != stamp and time.time() - old.stat().st_mtime > 7 * 86400:
+            old.unlink(missing_ok=True)
 
 
 def run_dir() -> Path:

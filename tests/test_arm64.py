@@ -73,15 +73,12 @@ def tree(tmp_path_factory):
     if not BINFMT.exists():
         pytest.fail(f"no {BINFMT}: run scripts/test-deps.sh (qemu-user-static + binfmt)")
     wheel = chroot.wheel(tmp_path_factory.mktemp("dist"))
-    root = chroot.cache_dir() / f"run-{ARCH}-{os.getpid()}"
-    subprocess.run(["cp", "-a", str(smoke_layer()), str(root)], check=True)
-    try:
+    run = chroot.cache_dir() / f"run-{ARCH}-{os.getpid()}"
+    with chroot.scratch_copy(smoke_layer(), run) as root:
         (root / "tmp" / wheel.name).write_bytes(wheel.read_bytes())
         r = sh(root, f"chroot '{root}' {VENV}/bin/pip install -q --no-deps /tmp/{wheel.name}")
         assert r.returncode == 0, r.stdout + r.stderr
         yield root
-    finally:
-        chroot.remove_tree(root)
 
 
 def in_tree(root: Path, command: str, cwd: str = "/") -> subprocess.CompletedProcess:

@@ -191,3 +191,106 @@ def test_old_layers_and_dead_processes_work_are_swept(cache):
     # the two last used, the new one, the one still being made; not the day-old one
     assert left == ["kind-eeee.tmp." + str(os.getpid()), "kind-new", "kind-old2", "kind-old3"]
     assert not (cache / ".kind-stale.lock").exists() and not (cache / ".kind-old0.lock").exists()
+
+
+def test_lint_key_changes_with_provisioning_its_config_and_the_tools(tmp_path, monkeypatch):
+    copy = tmp_path / "provisioning"
+    shutil.copytree(prov.PROV, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    key = prov.lint_key(copy)
+    assert prov.lint_key(prov.PROV) == key  # by content, not by place
+    config = copy / ".ansible-lint"
+    text = config.read_text()
+    config.write_text(text + "skip_list: [name]\n")
+    assert prov.lint_key(copy) != key
+    config.write_text(text)
+    task = next(copy.glob("roles/*/tasks/main.yml"))
+    task.write_text(task.read_text() + "\n")
+    assert prov.lint_key(copy) != key
+    task.write_text(task.read_text()[:-1])
+    assert prov.lint_key(copy) == key
+    import importlib.metadata
+
+    real = importlib.metadata.version
+    for tool in prov.LINT_TOOLS:
+        with monkeypatch.context() as m:
+            m.setattr(importlib.metadata, "version", lambda n, t=tool: "0" if n == t else real(n))
+            assert prov.lint_key(copy) != key, tool
+
+
+def test_a_check_that_passed_is_not_run_again_and_a_failure_is_not_kept(cache):
+    runs = []
+
+    def check(ok: bool):
+        def run() -> None:
+            runs.append(ok)
+            assert ok
+        return run
+
+    with pytest.raises(AssertionError):
+        chroot.passed_once("lint", "aaaa", check(False))
+    chroot.passed_once("lint", "aaaa", check(True))  # the failure was not remembered
+    chroot.passed_once("lint", "aaaa", check(False))  # passed with this key: not run
+    assert runs == [False, True]
+    chroot.passed_once("lint", "bbbb", check(True))  # an input changed: run again
+    assert runs == [False, True, True]
+    old = cache / "lint-aaaa.passed"
+    os.utime(old, (time.time() - 8 * 86400,) * 2)
+    chroot.passed_once("lint", "cccc", check(True))
+    assert not old.exists() and (cache / "lint-bbbb.passed").exists()
+
+
+def snapshot(tree: Path) -> dict[str, tuple[int, bytes]]:
+    return {str(p.relative_to(tree)): (p.lstat().st_mode, p.read_bytes() if p.is_file() else b"")
+            for p in tree.rglob("*")}
+
+
+def test_a_scratch_copy_never_writes_to_the_cached_tree(tmp_path):
+    if os.geteuid() != 0:
+        pytest.fail("an overlay mount needs root (CI runs as root)")
+    lower = tmp_path / "layer"
+    (lower / "etc").mkdir(parents=True)
+    (lower / "etc/hostname").write_text("cached\n")
+    (lower / "etc/gone").write_text("x\n")
+    (lower / "bin").mkdir()
+    before = snapshot(lower)
+    run = tmp_path / "run"
+    logged = []
+    with chroot.scratch_copy(lower, run, log=logged.append) as root:
+        assert logged == [] and os.path.ismount(root)  # this kernel allows an overlay
+        assert (root / "etc/hostname").read_text() == "cached\n"
+        (root / "etc/hostname").write_text("changed\n")
+        (root / "etc/gone").unlink()
+        (root / "etc/new").write_text("new\n")
+        (root / "bin").chmod(0o700)
+        shutil.rmtree(root / "bin")
+        assert snapshot(lower) == before
+    assert snapshot(lower) == before and not run.exists()
+    with chroot.scratch_copy(lower, run) as root:  # the next run starts from the cache
+        assert (root / "etc/hostname").read_text() == "cached\n" and (root / "bin").is_dir()
+
+
+def test_a_killed_runs_overlay_is_unmounted_and_removed(tmp_path):
+    if os.geteuid() != 0:
+        pytest.fail("an overlay mount needs root (CI runs as root)")
+    lower = tmp_path / "layer"
+    lower.mkdir()
+    (lower / "f").write_text("x\n")
+    run = tmp_path / "run"
+    for d in ("root", "upper", "work"):
+        (run / d).mkdir(parents=True)
+    assert chroot.overlay_mount(lower, run / "upper", run / "work", run / "root") is None
+    chroot.remove_tree(run)  # what run_dir does with a dead process's tree
+    assert not run.exists() and (lower / "f").read_text() == "x\n"
+
+
+def test_without_an_overlay_a_scratch_copy_is_a_copy_and_says_why(tmp_path, monkeypatch):
+    monkeypatch.setattr(chroot, "overlay_mount", lambda *a: "overlay: unknown filesystem")
+    lower = tmp_path / "layer"
+    lower.mkdir()
+    (lower / "f").write_text("cached\n")
+    logged = []
+    with chroot.scratch_copy(lower, tmp_path / "run", log=logged.append) as root:
+        assert not os.path.ismount(root) and (root / "f").read_text() == "cached\n"
+        (root / "f").write_text("changed\n")
+    assert (lower / "f").read_text() == "cached\n" and not (tmp_path / "run").exists()
+    assert len(logged) == 1 and "unknown filesystem" in logged[0] and "cp -a" in logged[0]

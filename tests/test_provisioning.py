@@ -57,12 +57,34 @@ def clean_env(**extra: str) -> dict[str, str]:
 # --- static checks -------------------------------------------------------------------
 
 
-def test_ansible_lint_production_profile():
-    need("ansible-lint")
-    r = subprocess.run(["ansible-lint", "--profile", "production", "--nocolor"], cwd=PROV,
+# What ansible-lint's verdict depends on besides provisioning/ (its config, .ansible-lint,
+# is in there): the linter, the Ansible it loads and the YAML linter it runs.
+LINT_TOOLS = ("ansible-lint", "ansible-compat", "ansible-core", "ansible", "yamllint")
+
+
+def lint(prov: Path = PROV) -> None:
+    r = subprocess.run(["ansible-lint", "--profile", "production", "--nocolor"], cwd=prov,
                        capture_output=True, text=True, env=clean_env())
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Profile 'production'" in r.stdout + r.stderr
+
+
+def lint_key(prov: Path = PROV) -> str:
+    """Everything `lint` depends on: provisioning/ (files and modes), the tools' versions,
+    the environment it runs in (but for PATH, which names the worktree's virtualenv) and
+    the code that runs it."""
+    from importlib.metadata import version
+
+    env = {k: v for k, v in clean_env().items() if k != "PATH"}
+    return chroot.digest(chroot.tree_digest(prov), *(f"{t}=={version(t)}" for t in LINT_TOOLS),
+                         json.dumps(env, sort_keys=True), inspect.getsource(lint))
+
+
+def test_ansible_lint_production_profile():
+    """ansible-lint takes minutes on a loaded machine; a provisioning/ it passed before with
+    the same tools is not linted again (the key is tested in tests/test_chroot_cache.py)."""
+    need("ansible-lint")
+    chroot.passed_once("ansible-lint", lint_key(), lint)
 
 
 def test_playbook_syntax():
@@ -652,12 +674,8 @@ def tree(tmp_path_factory):
     layer = chroot.layer(f"provisioned-{arch}", provisioned_key(wheel, arch),
                          lambda work: provision(work, wheel), max_age_s=chroot.FETCHED_MAX_AGE_S)
     # One tree per test process: two runs at once (a developer's and CI's) never share it.
-    root = chroot.run_dir()
-    subprocess.run(["cp", "-a", str(layer / "tree"), str(root)], check=True)
-    try:
+    with chroot.scratch_copy(layer / "tree", chroot.run_dir()) as root:
         yield root, (layer / "first.log").read_text(), (layer / "second.log").read_text()
-    finally:
-        chroot.remove_tree(root)
 
 
 def recap(out: str) -> tuple[int, ...]:
