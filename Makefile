@@ -16,11 +16,12 @@ AXE := webui/node_modules/axe-core/axe.min.js
 run: $(RUN_STAMP) vendor
 	$(VENV)/bin/svoyak serve --simulate --data $(DATA) --host $(HOST) --port $(PORT)
 
-# TEST_JOBS=N runs the tests on N workers (pytest-xdist), a whole test file on one worker
-# (a file's module fixtures are made once; tests/conftest.py hands out the longest files
-# first). Most of the slow tests wait on QEMU, subprocesses and sleeps rather than on a
-# core, so more workers than cores still helps (times in docs/performance.md).
-TEST_JOBS ?= 1
+# The tests run on TEST_JOBS workers (pytest-xdist; TEST_JOBS=1 runs them in one process), a
+# whole test file on one worker (a file's module fixtures are made once; tests/conftest.py
+# hands out the longest files first). Most of the slow tests wait on QEMU, subprocesses,
+# browsers and sleeps rather than on a core, so two workers on two cores halve the suite
+# (times in docs/performance.md).
+TEST_JOBS ?= 2
 PYTEST_JOBS := $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder)
 
 test: $(STAMP) vendor $(AXE)
