@@ -57,7 +57,7 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool,
     from appliance.runtime.store import Store, db_path
     from appliance.runtime.systemd import Watchdog
     from appliance.runtime.tournament import TournamentShell
-    from webui.app import Services, create_app
+    from webui.app import Buttons, Services, create_app
     from webui.games import Games
     from webui.settings import Settings
 
@@ -68,11 +68,6 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool,
     tournament = TournamentShell(loop)  # the one shell: web UI and rooms link alike
     library = _library(data)
     games = Games(loop, library)
-    services = Services(loop=loop, settings=Settings(data), data_dir=data, simulate=simulate,
-                        start_game=games.start, list_packages=games.list_packages,
-                        library=library, store=store, tournament=tournament)
-    services.export_game = lambda g: _export(store, g)
-    services.listen = listen
     hardware = None
     loop.start()
     try:  # results of battles that ended while the box was off advance their winners now
@@ -84,31 +79,34 @@ def build(data: Path, *, simulate: bool, pins: str | None, demo: bool,
     watchdog = Watchdog(healthy=lambda: _loop_answers(loop)).start()
     import gpio
 
-    fault = None
+    buttons: Buttons | None = None
+    press: Callable[[int, str], int] | None = None
     try:
         hardware = gpio.start(loop.submit, loop.subscribe, pins_path=pins, simulate=simulate,
                               data_dir=data)
-        services.hardware = hardware
+        buttons = hw = hardware
+
+        def wired_press(seat: int, by: str) -> int:  # simulated presses take the wired path
+            return hw.press(seat, None, by)
+
+        press = wired_press
     except Exception as e:  # GpioUnavailable, PinMapError, or a pin that cannot be claimed
         # Screens only, and the host's banner says why (never silently simulated buttons).
         logging.getLogger("svoyak").error("wired buttons off: %s", e)
-        fault = gpio.Fault(e)
-        services.hardware = fault
+        buttons = gpio.Fault(e)
     rooms = _rooms(data, store, loop, tournament)
-    services.rooms = rooms
+    # Everything the web UI is handed, once: it sets nothing on the box and the box sets
+    # nothing on it afterwards.
+    services = Services(loop=loop, settings=Settings(data), data_dir=data, simulate=simulate,
+                        start_game=games.start, list_packages=games.list_packages,
+                        library=library, store=store, tournament=tournament,
+                        export_game=lambda g: _export(store, g), listen=listen,
+                        hardware=buttons, press=press, rooms=rooms)
     app, socketio, hub = create_app(services)
-    if fault is not None:
-        hub.hardware_status = fault.status
     if rooms is not None:
-        from webui import rooms_pages
-
-        app.register_blueprint(rooms_pages.bp)
         rooms.screens(socketio)
-    if hardware is not None:
-        hw = hardware
-        hub.press_fn = lambda seat, by: hw.press(seat, None, by)
-        hub.hardware_status = hw.status
-        hw.add_status_listener(lambda _status: hub.broadcast())
+    if hardware is not None:  # a stuck or released button: the host's screen shows it
+        hardware.add_status_listener(lambda _status: hub.broadcast())
     space_watch = space.Watch(data, hub.broadcast).start()
     if demo and loop.current is None:
         try:

@@ -97,3 +97,40 @@ def test_the_check_sees_a_lazy_import(tmp_path: Path, monkeypatch: pytest.Monkey
     assert offenders("pkg", ("gpio", "webui")) == ["pkg/m.py imports gpio.x",
                                                    "pkg/m.py imports webui",
                                                    "pkg/m.py imports webui.y"]
+
+
+def set_from_outside(package: str, names: tuple[str, ...] = ("hub", "services")) -> list[str]:
+    """Attributes assigned on the web hub or the web UI's services from another module
+    (`hub.x = …`, `services().x = …`): both are built whole, once, by `create_app` from
+    what the composition root hands it."""
+    found = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        rel = str(path.relative_to(ROOT))
+        if rel == "webui/hub.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+                if isinstance(node, ast.AugAssign | ast.AnnAssign) else []
+            for t in targets:
+                if not isinstance(t, ast.Attribute):
+                    continue
+                owner = t.value.func if isinstance(t.value, ast.Call) else t.value
+                if isinstance(owner, ast.Name) and owner.id in names:
+                    found.append(f"{rel}:{t.lineno} sets {owner.id}.{t.attr}")
+    return found
+
+
+@pytest.mark.parametrize("package", ["appliance", "gpio", "webui", "rooms", "svoyak"])
+def test_nothing_sets_the_hub_or_the_services_after_they_are_built(package: str):
+    assert set_from_outside(package) == []
+
+
+def test_the_check_sees_a_hook_set_after_construction(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    pkg.joinpath("m.py").write_text("def f(hub, services):\n    hub.press_fn = print\n"
+                                    "    services().rooms = None\n")
+    monkeypatch.setattr(__import__(__name__), "ROOT", tmp_path)
+    assert set_from_outside("pkg") == ["pkg/m.py:2 sets hub.press_fn",
+                                       "pkg/m.py:3 sets services.rooms"]

@@ -11,7 +11,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from flask import Flask, Response, abort, request
 from flask_socketio import SocketIO
@@ -21,16 +21,23 @@ from webui import auth, malformed, server
 from webui.admission import Admission
 from webui.auth import Generation, PinGuard, RelativeSessionInterface
 from webui.bodylimit import UPLOAD_BODY, BodyLimit
-from webui.hub import Hub, JsonPacket
+from webui.hub import Hooks, Hub, JsonPacket
 from webui.inbound import MALFORMED_EVENT
 from webui.settings import Settings
 
 log = logging.getLogger("svoyak.webui")
 
 
+class Buttons(Protocol):
+    """The wired buttons as the screens see them (`gpio.Hardware`, or `gpio.Fault` when
+    they could not start): their status for the host and the admin page."""
+
+    def status(self) -> dict[str, Any]: ...
+
+
 @dataclass
 class Services:
-    """What the composition root hands the web UI."""
+    """What the composition root hands the web UI, built once before `create_app`."""
 
     loop: Any  # appliance.runtime.loop.GameLoop
     settings: Settings
@@ -48,10 +55,13 @@ class Services:
     # export_game(game) -> the game's record and events (the admin's protocol export)
     export_game: Callable[[int], dict[str, Any]] | None = None
     listen: str | None = None  # the address the server listens on (the host page's QR code)
-    hardware: Any = None  # gpio.Hardware, or gpio.Fault when the buttons could not start
+    hardware: Buttons | None = None  # gpio.Hardware, or gpio.Fault when they could not start
+    # The wired buttons' press path (`press(seat, by)` -> its tick), when they are wired:
+    # simulated presses (keys, phones) then take it, bounce window included.
+    press: Callable[[int, str], Any] | None = None
     problems: list[dict[str, str]] = field(default_factory=list)  # shown on the admin page
     # The rooms link (rooms.wiring.Rooms: its `link`, `setup(form)` and `joins`), when the
-    # box is in a rooms tournament; the composition root sets it, rooms/ never writes here.
+    # box is in a rooms tournament (its pages are served then); rooms/ never writes here.
     rooms: Any = None
 
 
@@ -175,30 +185,6 @@ def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
                         engineio_logger=False, json=Utf8Json, serializer=JsonPacket,
                         async_handlers=False, max_http_buffer_size=MAX_MESSAGE_BYTES)
 
-    def start_game(rules: str, players: list[str], package: str | None,
-                   options: dict[str, Any] | None = None) -> Any:
-        if services.start_game is None:
-            raise ValueError("no game factory")
-        return services.start_game(rules, players, package, options or {})
-
-    hub = Hub(socketio, services.loop, simulate=services.simulate,
-              settings=services.settings, start_game=start_game)
-    app.extensions["svoyak_hub"] = hub
-    from webui.pages import is_host as request_is_host
-
-    hub.is_host = request_is_host
-    hub.card_full = lambda: card_full(services.data_dir)
-    if services.library is not None:
-        hub.media_type = services.library.media_type
-
-    from webui import admin, pages
-
-    app.register_blueprint(pages.bp)
-    app.register_blueprint(admin.bp)
-    from webui import tournament
-
-    tournament.register(app)
-    _register_optional(app, services)
     serializer = app.session_interface.get_signing_serializer(app)
     cookie_name = app.config["SESSION_COOKIE_NAME"]
 
@@ -222,7 +208,37 @@ def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
     admission = Admission(app.wsgi_app, public_limit=server.public_limit(), is_host=is_host)
     app.wsgi_app = admission  # type: ignore[method-assign]
     app.extensions["svoyak_admission"] = admission
-    hub.on_storm = admission.penalize
+
+    def start_game(rules: str, players: list[str], package: str | None,
+                   options: dict[str, Any] | None = None) -> Any:
+        if services.start_game is None:
+            raise ValueError("no game factory")
+        return services.start_game(rules, players, package, options or {})
+
+    from webui.pages import is_host as request_is_host
+
+    hardware, library = services.hardware, services.library
+    hooks = Hooks(press=services.press,
+                  hardware_status=hardware.status if hardware is not None else None,
+                  media_type=library.media_type if library is not None else None,
+                  is_host=request_is_host, card_full=lambda: card_full(services.data_dir),
+                  on_storm=admission.penalize)
+    hub = Hub(socketio, services.loop, simulate=services.simulate,
+              settings=services.settings, start_game=start_game, hooks=hooks)
+    app.extensions["svoyak_hub"] = hub
+
+    from webui import admin, pages
+
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(admin.bp)
+    from webui import tournament
+
+    tournament.register(app)
+    if services.rooms is not None:
+        from webui import rooms_pages
+
+        app.register_blueprint(rooms_pages.bp)
+    _register_optional(app, services)
     return app, socketio, hub
 
 

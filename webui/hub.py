@@ -280,12 +280,37 @@ class Frame:
         return out
 
 
+def _nobody() -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """What the hub asks the rest of the box, given once when it is built (`create_app`,
+    from what the composition root put in `Services`), never set on it afterwards."""
+
+    # The wired buttons' press path, when they are wired: simulated presses then take it
+    # (bounce window included); `press(seat, by)` returns the press's tick.
+    press: Callable[[int, str], Any] | None = None
+    # The buttons' status for the host's screen (stuck buttons, or why they are off).
+    hardware_status: Callable[[], dict[str, Any]] | None = None
+    # The package library's content types, so a screen knows image from audio or video.
+    media_type: Callable[[str], str | None] | None = None
+    # Whether the socket's request carries a live host session.
+    is_host: Callable[[], bool] = _nobody
+    # Whether the data partition is full (appliance.runtime.space).
+    card_full: Callable[[], bool] = _nobody
+    # A stranger's address stormed: turn it away for a while (`webui.admission`).
+    on_storm: Callable[[str], None] | None = None
+
+
 class Hub:
     """Connects the game loop to the screens. `start_game(rules, players, package_id)`
-    is given by the composition root (it knows packages and setups)."""
+    is given by the composition root (it knows packages and setups), and so is what the hub
+    asks of the rest of the box (`hooks`)."""
 
     def __init__(self, socketio: SocketIO, loop: Any, *, simulate: bool,
-                 settings: Any, start_game: Callable[..., Any],
+                 settings: Any, start_game: Callable[..., Any], hooks: Hooks = Hooks(),
                  clock: Callable[[], int] = time.monotonic_ns):
         self.sio = socketio
         self.loop = loop
@@ -300,22 +325,17 @@ class Hub:
         self._seq = 0
         self._held_cues: list[str] = []
         self._held_events: list[dict[str, Any]] = []
-        # Set by the composition root when buttons are wired: simulated presses then take
-        # the GPIO adapter's path (bounce window included), and the host sees stuck buttons.
-        self.press_fn: Callable[[int, str], Any] | None = None
-        self.hardware_status: Callable[[], dict[str, Any]] | None = None
-        # The package library's content types, so a screen knows image from audio or video.
-        self.media_type: Callable[[str], str | None] | None = None
-        # Whether the socket's request carries a live host session (set by the app).
-        self.is_host: Callable[[], bool] = lambda: False
-        # Whether the data partition is full (set by the app: appliance.runtime.space).
-        self.card_full: Callable[[], bool] = lambda: False
+        self.press_fn = hooks.press
+        self.hardware_status = hooks.hardware_status
+        self.media_type = hooks.media_type
+        self.is_host = hooks.is_host
+        self.card_full = hooks.card_full
+        self.on_storm = hooks.on_storm
         self._meters: dict[str, Meter] = {}  # sid -> its buckets
         self.meter_clock: Callable[[], float] = time.monotonic  # tests stop it
         self._sid_address: dict[str, str] = {}  # sid -> a stranger's address
         self._address_meters: dict[str, Meter] = {}  # address -> buckets all its sockets share
         self.dropped: Counter[str] = Counter()  # messages over a socket's rate limit
-        self.on_storm: Callable[[str], None] | None = None  # a stranger's address stormed
         self._lobby_pending = False
         self._register()
         self.trace = tracing.from_environment()  # the fan-out bench's profile, else None
