@@ -113,10 +113,16 @@ class Rooms:
             config.join(self.data, host, port, room, code)
             out = {"role": "room", "room": room}
         elif action == "add_room":
+            director = self.link if hasattr(self.link, "add_room") else None
+            known = director.rooms() if director is not None else []
             out = config.add_room(self.data, form.get("room") or None)
             self.joins[out["room"]] = out["qr"]
-            if self.link is not None and hasattr(self.link, "add_room"):
-                self.link.add_room(out["room"])
+            if director is not None and out["room"] in known:
+                # A new code for a room there was (a lost tablet): the next box that
+                # writes with it is the room's, at once, without a restart.
+                director.rejoin(out["room"])
+            elif director is not None:
+                director.add_room(out["room"])
             return out
         else:
             raise KeyError(f"unknown action {action!r}")
