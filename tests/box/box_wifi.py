@@ -19,6 +19,8 @@ PHONE = "/usr/local/lib/svoyak-test/phone.py"
 PHONES = "/usr/local/lib/svoyak-test/phones.sh"
 CROWD = 20
 BOX_ADDRESS = "10.42.0.1"
+JOIN_S = 240  # one phone's association and DHCP, with the whole crowd joining
+PLAY_S = 240  # one phone's page, in the room until the question is answered
 
 
 def on_phone(box: Box, n: int, *args: str, timeout: float = 240) -> dict[str, Any]:
@@ -104,23 +106,56 @@ def test_a_phone_plays_a_question_over_the_air(box: Box, access_point: dict[str,
         board.close()
 
 
+def in_parallel(box: Box, name: str, commands: dict[int, str], timeout: float) -> dict[int, Any]:
+    """Each phone's command at once, in the background inside the box, each under its own
+    `timeout`; waits until every one has ended (its exit status written), then returns
+    every phone's last line of output parsed (None for a phone whose command failed)."""
+    run = "/run/svoyak-test"
+    starts = " ".join(
+        f"(timeout {timeout:.0f} {cmd} > {run}/{name}{k}.out 2> {run}/{name}{k}.err; "
+        f"echo $? > {run}/{name}{k}.rc) >/dev/null 2>&1 &" for k, cmd in commands.items())
+    box.sh(f"mkdir -p {run}; rm -f {run}/{name}*; {starts}", timeout=60)
+    box.wait_for(f"[ $(ls {run}/{name}*.rc | wc -l) -eq {len(commands)} ]",
+                 timeout + 60, f"every phone's {name}")
+    got: dict[int, Any] = {}
+    for k in commands:
+        out = box.sh(f"cat {run}/{name}{k}.rc; tail -n 1 {run}/{name}{k}.out", check=False)
+        rc, _, last = out.partition("\n")
+        got[k] = json.loads(last) if rc.strip() == "0" and last.strip() else None
+    return got
+
+
+def failures(box: Box, name: str, got: dict[int, Any]) -> str:
+    failed = [k for k, v in got.items() if not v]
+    return "\n".join(f"phone{k}: " + box.sh(f"tail -c 600 /run/svoyak-test/{name}{k}.err",
+                                             check=False) for k in failed[:5])
+
+
 def test_twenty_phones_join_and_play_a_question(box: Box, access_point: dict[str, str]) -> None:
     """A room's worth of phones on the box's Wi-Fi at once: all associate and get addresses
     of their own, then all take part in one question (every phone's page connected as a
-    player of seat 1..3 or a spectator) and the first to press answers."""
+    player of seat 1..3 or a spectator) and the first to press answers. Fails, naming the
+    phones, if fewer than all of them join or play."""
     box.sh(f"{PHONES} {CROWD}", timeout=300)
     ssid, psk = access_point["ssid"], access_point["password"]
-    joins = "; ".join(
-        f"(ip netns exec phone{k} python3 {PHONE} join phone{k} {json.dumps(ssid)} "
-        f"{json.dumps(psk)} > /run/svoyak-test/join{k}.json 2>&1 &)"
-        for k in range(1, CROWD + 1))
-    box.sh(f"mkdir -p /run/svoyak-test; {joins}; wait", timeout=60)
-    leases = box.wait_for(
-        f"n=0; for k in $(seq 1 {CROWD}); do grep -q '\"ip\"' /run/svoyak-test/join$k.json "
-        f"&& n=$((n + 1)); done; [ $n -eq {CROWD} ] && cat /run/svoyak-test/join*.json",
-        600, f"{CROWD} phones joined")
-    addresses = {json.loads(line)["ip"] for line in leases.splitlines() if '"ip"' in line}
-    record("box_wifi.crowd_joined_s", round(box.since_start(), 1))
+    started = box.since_start()
+    def join(k: int) -> str:
+        return (f"ip netns exec phone{k} python3 {PHONE} join phone{k} {json.dumps(ssid)} "
+                f"{json.dumps(psk)} {JOIN_S}")
+
+    joined = in_parallel(box, "join", {k: join(k) for k in range(1, CROWD + 1)}, JOIN_S + 30)
+    # A phone whose DHCP exchange went unanswered (udhcpc gives up after three requests of
+    # an offered address) tries once more, as a phone's own Wi-Fi would.
+    again = [k for k, v in joined.items() if not v]
+    record("box_wifi.crowd_retried", again)
+    if again:
+        joined.update(in_parallel(box, "rejoin", {k: join(k) for k in again}, JOIN_S + 30))
+    leases = {k: v for k, v in joined.items() if v}
+    record("box_wifi.crowd_join_s", round(box.since_start() - started, 1))
+    record("box_wifi.crowd_joined", len(leases))
+    assert len(leases) == CROWD, f"{len(leases)} of {CROWD} joined\n" + failures(
+        box, "rejoin", joined)
+    addresses = {v["ip"] for v in leases.values()}
     assert len(addresses) == CROWD, leases
     stations = box.sh("iw dev wlan0 station dump | grep -c ^Station").strip()
     assert int(stations) >= CROWD, stations
@@ -133,20 +168,36 @@ def test_twenty_phones_join_and_play_a_question(box: Box, access_point: dict[str
                                "package": "demo:tv"})
         host.act("pick_chooser", player=0)
         host.act("choose")
-        plays = "; ".join(
-            f"(ip netns exec phone{k} python3 {PHONE} play {BOX_ADDRESS} "
-            f"{k - 1 if k <= 3 else -1} {1 if k == 3 else 0} > /run/svoyak-test/play{k}.json "
-            f"2>&1 &)" for k in range(1, CROWD + 1))
-        box.sh(f"{plays}; wait", timeout=60)
-        box.wait_for(f"[ $(cat /run/svoyak-test/play*.json | grep -c ready) -eq {CROWD} ]",
-                     300, "every phone's page in the room")
+        started = box.since_start()
+        run = "/run/svoyak-test"
+        plays = " ".join(
+            f"(ip netns exec phone{k} timeout {PLAY_S} python3 {PHONE} play {BOX_ADDRESS} "
+            f"{k - 1 if k <= 3 else -1} {1 if k == 3 else 0} > {run}/play{k}.out "
+            f"2> {run}/play{k}.err; echo $? > {run}/play{k}.rc) >/dev/null 2>&1 &"
+            for k in range(1, CROWD + 1))
+        box.sh(f"rm -f {run}/play*; {plays}", timeout=60)
+        # Every page in the room (its first view) or ended (failed): then the lamp.
+        box.wait_for(f"n=0; for k in $(seq 1 {CROWD}); do grep -q ready {run}/play$k.err "
+                     f"|| [ -e {run}/play$k.rc ] && n=$((n + 1)); done; [ $n -eq {CROWD} ]",
+                     PLAY_S, "every phone's page in the room")
+        in_room = int(box.sh(f"cat {run}/play*.err | grep -c ready", check=False).strip()
+                      or 0)
+        record("box_wifi.crowd_in_room_s", round(box.since_start() - started, 1))
+        assert in_room == CROWD, f"{in_room} of {CROWD} phones in the room"
         host.act("lamp")
-        out = box.wait_for(
-            f"n=0; for k in $(seq 1 {CROWD}); do grep -q answerer /run/svoyak-test/play$k.json"
-            f" && n=$((n + 1)); done; [ $n -eq {CROWD} ] && cat /run/svoyak-test/play*.json",
-            300, "every phone hearing the answerer")
+        box.wait_for(f"[ $(ls {run}/play*.rc | wc -l) -eq {CROWD} ]", PLAY_S,
+                     "every phone hearing the answerer")
     finally:
         host.close()
-    heard = [json.loads(line) for line in out.splitlines() if "answerer" in line]
-    record("box_wifi.crowd_question_s", round(box.since_start(), 1))
-    assert len(heard) == CROWD and {h["answerer"] for h in heard} == {2}, out
+    played = {}
+    for k in range(1, CROWD + 1):
+        out = box.sh(f"cat {run}/play{k}.rc; tail -n 1 {run}/play{k}.out", check=False)
+        rc, _, last = out.partition("\n")
+        played[k] = json.loads(last) if rc.strip() == "0" and last.strip() else None
+    heard = {k: v for k, v in played.items() if v and "answerer" in v}
+    record("box_wifi.crowd_question_s", round(box.since_start() - started, 1))
+    record("box_wifi.crowd_played", len(heard))
+    assert len(heard) == CROWD, f"{len(heard)} of {CROWD} played\n" + failures(
+        box, "play", played)
+    assert {h["answerer"] for h in heard.values()} == {2}, heard
+    assert heard[3]["pressed"], heard[3]
