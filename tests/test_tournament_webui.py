@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -306,6 +307,50 @@ def test_a_battle_ended_early_on_the_host_is_the_directors_decision(kit) -> None
     assert b.result.winner == b.present[1] and b.result.awarded == "зал закрывается"
     assert "победа лидеру: зал закрывается" in c.get("/admin/tournament/").get_data(
         as_text=True)
+
+
+def test_the_page_shows_a_battle_just_ended_even_before_the_shell_hears_of_it(
+        kit) -> None:  # noqa: ANN001
+    """The host's «Следующий бой турнира» ends the battle's game and opens this page at
+    once; the shell records the result from the loop's notifier thread, which on a busy box
+    may not have run yet. Here the notifier is held on an earlier update while the game
+    ends: the page still shows the battle decided, and the late subscriber adds nothing."""
+    c = director(kit)
+    c.post("/admin/tournament/create", data={"title": "Кубок"})
+    _entries(c, 9)
+    assert c.post("/admin/tournament/draw", data={"seed": "2"}).status_code == 302
+    d = kit.services.tournament
+    assert c.post("/admin/tournament/start", data={"battle": "3.1", "package": "demo:battle"}
+                  ).status_code == 302
+    game = d.state.battle("3.1").game
+    loop = kit.loop
+    held, release = threading.Event(), threading.Event()
+
+    def hold(update) -> None:  # noqa: ANN001
+        if not held.is_set():
+            held.set()
+            release.wait(30)
+
+    ended = threading.Event()
+    off = loop.subscribe(hold)
+    off_ended = loop.subscribe(lambda u: ended.set() if u.finished else None)
+    try:
+        _right_answer(loop, game, 1)
+        assert held.wait(10), "the notifier never reached the holding subscriber"
+        assert loop.end_game(game).result(10).refused is None
+        assert d.state.battle("3.1").status == "playing"  # the shell has not heard yet
+        page = c.get("/admin/tournament/").get_data(as_text=True)
+        assert re.search(r'<tr class="stopped" id="battle-3.1">', page), "shown in play"
+        assert d.state.battle("3.1").status == "stopped"
+    finally:
+        release.set()
+        off()
+    events = len(loop.store.events(d.game))
+    # told after the shell, which has then sent its own (late) result
+    assert ended.wait(10)
+    off_ended()
+    _wait(lambda: loop.pending() == 0, "the late subscriber's command")
+    assert len(loop.store.events(d.game)) == events  # recorded once
 
 
 def test_replaying_a_battle_in_play_asks_and_names_what_is_lost(kit) -> None:  # noqa: ANN001

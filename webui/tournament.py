@@ -261,6 +261,16 @@ def _refused(r: Refused) -> tuple[str, int]:
 
 @admin.get("/")
 def page() -> tuple[str, int]:
+    # A battle whose game the host has just ended is recorded by the shell's loop
+    # subscriber on the notifier thread, which may not have run yet when the host's «Следующий
+    # бой турнира» lands here: the page records what the log already holds first
+    # (idempotent), so it never shows that battle still in play.
+    shell = director()
+    if shell is not None:
+        try:
+            shell.reconcile()
+        except Refused as r:  # a result that does not fit: the subscriber logged it too
+            log.warning("a battle's result was refused: %s", r.message_en)
     return _page()
 
 
