@@ -192,7 +192,7 @@ class Frame:
                     # The board drops a first PIN it shows once a host has logged in.
                     "pin_on_board": bool(settings.get("pin_on_board")),
                     # The board's notice of a full card comes and goes with the space.
-                    "disk_full": hub.card_full()}
+                    "disk_full": hub.hooks.card_full()}
         self._views: dict[str, dict[str, Any] | None] = {}
         self._actions: list[dict[str, Any]] | None = None
         self._host_actions: list[dict[str, Any]] | None = None
@@ -235,9 +235,9 @@ class Frame:
         return self._actions
 
     def hardware(self) -> dict[str, Any] | None:
-        if self._hardware is None and self.hub.hardware_status is not None:
+        if self._hardware is None and self.hub.hooks.hardware_status is not None:
             try:
-                self._hardware = self.hub.hardware_status()
+                self._hardware = self.hub.hooks.hardware_status()
             except Exception:  # a status problem must not hide the game
                 log.exception("hardware status failed")
         return self._hardware
@@ -249,7 +249,7 @@ class Frame:
             out["hosts"] = self.hosts
         if client.role == "host" and (fault := getattr(self.hub.loop, "fault", None)):
             out["loop_fault"] = fault  # a deadline's decision cannot be written: the banner
-        if client.role == "host" and self.hub.hardware_status is not None:
+        if client.role == "host" and self.hub.hooks.hardware_status is not None:
             hw = self.hardware()
             if hw is not None:
                 out["hardware"] = hw
@@ -265,7 +265,7 @@ class Frame:
         if self.summary is not None:
             out["summary"] = self.summary
         question = view.get("question") if view is not None else None
-        media_type = self.hub.media_type
+        media_type = self.hub.hooks.media_type
         if media_type is not None and isinstance(question, dict) and question.get("media"):
             out["media_types"] = {h: media_type(h) for h in question["media"]
                                   if isinstance(h, str)}
@@ -325,12 +325,7 @@ class Hub:
         self._seq = 0
         self._held_cues: list[str] = []
         self._held_events: list[dict[str, Any]] = []
-        self.press_fn = hooks.press
-        self.hardware_status = hooks.hardware_status
-        self.media_type = hooks.media_type
-        self.is_host = hooks.is_host
-        self.card_full = hooks.card_full
-        self.on_storm = hooks.on_storm
+        self.hooks = hooks
         self._meters: dict[str, Meter] = {}  # sid -> its buckets
         self.meter_clock: Callable[[], float] = time.monotonic  # tests stop it
         self._sid_address: dict[str, str] = {}  # sid -> a stranger's address
@@ -547,8 +542,8 @@ class Hub:
             return refusal("Нет такого игрока.", "No such player.", "malformed")
         if self.loop.current is None:
             return refusal("Игра не начата.", "No game is running.", "no_game")
-        if self.press_fn is not None:
-            return {"ok": True, "t_ns": self.press_fn(player, by)}
+        if self.hooks.press is not None:
+            return {"ok": True, "t_ns": self.hooks.press(player, by)}
         return self.submit(Command("press", self.clock(), {"player": player}, by))
 
     def propose(self, seat: int, cell: Any) -> dict[str, Any]:
@@ -641,8 +636,8 @@ class Hub:
         address = self._sid_address.get(sid)
         self.dropped["storms_cut"] += 1
         log.warning("socket %s from %s storms: closed", sid, request.remote_addr)
-        if address is not None and self.on_storm is not None:
-            self.on_storm(address)
+        if address is not None and self.hooks.on_storm is not None:
+            self.hooks.on_storm(address)
         disconnect()
 
     def _lobby_changed(self) -> None:
@@ -677,7 +672,7 @@ class Hub:
             if hello is None:
                 return False
             role, seat, lang = hello
-            if role == "host" and not self.is_host():
+            if role == "host" and not self.hooks.is_host():
                 log.warning("host socket without login from %s", request.remote_addr)
                 return False
             client = Client(role, None, lang)

@@ -50,7 +50,7 @@ def render(template: str, **ctx: Any) -> str:
             "box_language": i18n.pick(settings["language"]),
             "box": {"simulate": services().simulate, "sound": settings["sound"],
                     "name": settings["box_name"]}}
-    disk_full = hub().card_full()
+    disk_full = hub().hooks.card_full()
     problems = [*services().problems, *services().settings.problems,
                 *([{"code": "disk_full", **{c: i18n.translate("host.disk_full", c)
                                              for c in i18n.LANGUAGES}}] if disk_full else [])
