@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from webui_kit import make_kit
 
+from webui.hub import Client
+
 
 @pytest.fixture
 def kit(tmp_path: Path):  # noqa: ANN201
@@ -71,11 +73,13 @@ def test_a_director_runs_the_morning_from_the_page(kit) -> None:  # noqa: ANN001
     rules, battle = kit.loop.snapshot(b.game)
     assert list(battle.players) == [s.player(e).entry.name for e in b.present]
     assert len(battle.themes) == 4
-    # the host screen's caption names the stage and the battle
-    cap = c.get("/tournament/api/caption").get_json()
-    assert cap["battle"] == "P1" and cap["text"] == "Предварительные бои · Бой 1"
-    host_page = c.get("/host").get_data(as_text=True)
-    assert 'id="tourney-caption"' in host_page and "tournament-caption.js" in host_page
+    # the host's frame names the battle's stage and number (its caption), the board's not
+    host = kit.hub.payload(Client("host"))
+    assert host["tourney"] == {"battle": "P1", "number": 1, "stage": "preliminary",
+                               "stage_label": {"ru": "Предварительные бои",
+                                               "en": "Preliminary battles"}}
+    assert "tourney" not in kit.hub.payload(Client("board"))
+    assert 'id="tourney-caption"' in c.get("/host").get_data(as_text=True)
     # a second start is refused with a message, nothing changes
     again = c.post("/admin/tournament/start", data={"battle": "P1", "package": "demo:battle"})
     assert again.status_code == 400 and "уже идёт" in again.get_data(as_text=True)

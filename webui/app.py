@@ -17,6 +17,7 @@ from flask import Flask, Response, abort, request
 from flask_socketio import SocketIO
 
 from appliance import storage
+from appliance.rules.tournament.views import caption
 from webui import auth, malformed, server
 from webui.admission import Admission
 from webui.auth import Generation, PinGuard, RelativeSessionInterface
@@ -222,7 +223,9 @@ def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
                   hardware_status=hardware.status if hardware is not None else None,
                   media_type=library.media_type if library is not None else None,
                   is_host=request_is_host, card_full=lambda: card_full(services.data_dir),
-                  on_storm=admission.penalize)
+                  on_storm=admission.penalize,
+                  tourney=(lambda game: caption(services.tournament.state, game))
+                  if services.tournament is not None else None)
     hub = Hub(socketio, services.loop, simulate=services.simulate,
               settings=services.settings, start_game=start_game, hooks=hooks)
     app.extensions["svoyak_hub"] = hub

@@ -196,6 +196,7 @@ class Frame:
         self._views: dict[str, dict[str, Any] | None] = {}
         self._actions: list[dict[str, Any]] | None = None
         self._host_actions: list[dict[str, Any]] | None = None
+        self._tourney: tuple[dict[str, Any] | None] | None = None
         self._hardware: dict[str, Any] | None = None
         with hub._lock:  # a second host tablet or tab gets a notice
             self.hosts = sum(1 for c in hub.clients.values() if c.role == "host")
@@ -234,6 +235,17 @@ class Frame:
             self._actions = [a.to_json() for a in legal]
         return self._actions
 
+    def tourney(self) -> dict[str, Any] | None:
+        """The battle's place in the tournament (once per frame), None outside one."""
+        hook = self.hub.hooks.tourney
+        if self._tourney is None and hook is not None and self.game is not None:
+            try:
+                self._tourney = (hook(self.game),)
+            except Exception:  # a caption problem must not hide the game
+                log.exception("tournament caption failed")
+                self._tourney = (None,)
+        return self._tourney[0] if self._tourney is not None else None
+
     def hardware(self) -> dict[str, Any] | None:
         if self._hardware is None and self.hub.hooks.hardware_status is not None:
             try:
@@ -269,6 +281,8 @@ class Frame:
         if media_type is not None and isinstance(question, dict) and question.get("media"):
             out["media_types"] = {h: media_type(h) for h in question["media"]
                                   if isinstance(h, str)}
+        if client.role == "host" and self.rules.NAME == "battle":
+            out["tourney"] = self.tourney()
         out["deadline_ms"] = self.deadline_ms
         out["timers"] = {} if self.finished or view is None else timers(view, self.now)
         if client.role == "host":  # the host may also enter a player's action for them
@@ -302,6 +316,9 @@ class Hooks:
     card_full: Callable[[], bool] = _nobody
     # A stranger's address stormed: turn it away for a while (`webui.admission`).
     on_storm: Callable[[str], None] | None = None
+    # A game's place in the tournament when it is one of its battles (the host's caption
+    # and the end of a battle), pushed with the host's frames instead of polled.
+    tourney: Callable[[int], dict[str, Any] | None] | None = None
 
 
 class Hub:

@@ -114,23 +114,6 @@ def board() -> str:
                   stage_name=_name, urls=urls if auto else [], autopage_s=AUTOPAGE_S)
 
 
-@public.get("/api/caption")
-def caption() -> Any:
-    """The current game's place in the tournament, for the host screen: stage and battle
-    number, or an empty text when the current game is not one of its battles."""
-    from flask import jsonify
-
-    s = state()
-    current = services().loop.current
-    b = next((x for x in s.battles if x.game == current), None) if s and current else None
-    if b is None:
-        return jsonify({"text": "", "battle": None})
-    text = i18n.translate("tournament.stage_battle", lang(), stage=_name(b.drawn.stage),
-                          n=b.drawn.number)
-    return jsonify({"text": text, "battle": b.id, "number": b.drawn.number,
-                    "stage": b.drawn.stage})
-
-
 @public.get("/call")
 def call() -> str:
     s = state()

@@ -97,6 +97,21 @@ def stages_json(state: Tournament) -> list[dict[str, Any]]:
     return out
 
 
+def caption(state: Tournament | None, game: int | None) -> dict[str, Any] | None:
+    """The place of `game` in the tournament, for the host's screen beside the phase
+    («1/27 финала · Бой 12»): its battle, number and stage with the stage's label, or None
+    when the game is not one of its battles (the host's end then offers a new game, not the
+    tournament's next battle)."""
+    if state is None or game is None:
+        return None
+    b = next((x for x in state.battles if x.game == game), None)
+    if b is None:
+        return None
+    ru, en = st.stage_label(b.drawn.stage)
+    return {"battle": b.id, "number": b.drawn.number, "stage": b.drawn.stage,
+            "stage_label": {"ru": ru, "en": en}}
+
+
 def next_battles(state: Tournament, limit: int | None = None) -> list[BattleState]:
     """Battles ready to start, in playing order (the call screen shows the first)."""
     ready = [b for b in state.battles if b.status == READY]

@@ -60,6 +60,7 @@ function render(data) {
   $("where").textContent = data.game == null ? t("host.no_game")
     : [round, t("rules." + data.rules)].filter((x) => x !== "" && x != null).join(" · ");
   renderRoundBanner(v, data);
+  renderTourneyCaption(data);
   $("phase").textContent = phaseText(data, v);
   renderLamp(v, data);
   $("short-word").hidden = !(v.short_word && ["open", "answering"].includes(v.phase));
@@ -510,10 +511,18 @@ function renderResult(data, v) {
   $("protocol-link").href = "/protocol/" + data.game;
 }
 
-// The current game as a battle of the tournament (from tournament-caption.js), or null.
+// The current game as a battle of the tournament (its place comes with the frame), or null.
 function tourneyBattle(data) {
-  const tb = window.tourney;
+  const tb = data.tourney;
   return tb && tb.battle && data.rules === "battle" ? tb : null;
+}
+
+// «1/27 финала · Бой 12» beside the phase during a tournament's battle.
+function renderTourneyCaption(data) {
+  const tb = tourneyBattle(data);
+  const box = $("tourney-caption");
+  box.textContent = tb ? t("tournament.stage_battle", {stage: label(tb.stage_label), n: tb.number}) : "";
+  box.hidden = !tb;
 }
 
 // The battle's game is ended (its result goes to the tournament), then the director's page,
@@ -525,7 +534,6 @@ async function nextBattle(data) {
   }
   location.href = "/admin/tournament/";
 }
-document.addEventListener("svoyak:tourney", () => { if (state) render(state); });
 
 // ---- corrections: readable buttons, each a dialog with the current value ----------------
 const FIX_LABEL = {undo: "fix.undo", set_score: "fix.set_score", rejudge: "fix.rejudge",
