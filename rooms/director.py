@@ -152,10 +152,17 @@ class Director:
         self.assign_free_rooms()
 
     def rejoin(self, room: str) -> None:
-        """The room got a new join code: the next box that writes with it is the room's."""
+        """The room got a new join code: the next box that writes with it is the room's.
+        That box (a spare for one that died) plays the room's battle as a game of its own,
+        so the battle's binding to the old box's game goes too, unless its result is in."""
         with self._lock:
             with self.db.write() as c:
                 c.execute("UPDATE rooms_rooms SET box = NULL WHERE room = ?", (room,))
+                results = self._results.get(room, {})
+                for aid, (r, box, game) in list(self._games.items()):
+                    if r == room and game not in results.get(box, []):
+                        c.execute("DELETE FROM rooms_games WHERE assignment = ?", (aid,))
+                        del self._games[aid]
             self._boxes.pop(room, None)
             self.live.get(room, {}).pop("intruder", None)
         self.assign_free_rooms()

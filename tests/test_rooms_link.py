@@ -646,5 +646,12 @@ def test_director_refuses_a_second_box_under_a_rooms_code(broker: Any, tmp_path:
         # A new code for the room (added again): the next box to write is the room's.
         director.rejoin("room1")
         assert director.db.query("SELECT box FROM rooms_rooms") == [(None,)]
+        # The spare box given that code plays the room's battle as its own game 1; the
+        # old box is now the stranger.
+        assert director.apply_runs([("room1", {**run("boxC"), "events": [ok]})]) == 1
+        assert director.db.query("SELECT box FROM rooms_rooms") == [("boxC",)]
+        assert director.ack("room1")["acks"].get("boxC") == {"1": 1}
+        assert director.apply_runs([("room1", {**run("boxA"), "events": [ok2]})]) == 0
+        assert director.refusals[-1]["code"] == "forged_box"
     finally:
         box.close()
