@@ -280,15 +280,21 @@ def _right_answer(loop, game: int, seat: int) -> None:  # noqa: ANN001
     assert loop.submit({"type": "judge", "verdict": "right"}, game).result(10).refused is None
 
 
-def test_a_battle_ended_early_on_the_host_is_the_directors_decision(kit) -> None:  # noqa: ANN001
+def _battle_in_play(kit):  # noqa: ANN001, ANN202
+    """A director's client, the tournament shell and the game of battle 3.1, started from
+    the director's page on nine entries."""
     c = director(kit)
     c.post("/admin/tournament/create", data={"title": "Кубок"})
     _entries(c, 9)
     assert c.post("/admin/tournament/draw", data={"seed": "2"}).status_code == 302
-    d = kit.services.tournament
     assert c.post("/admin/tournament/start", data={"battle": "3.1", "package": "demo:battle"}
                   ).status_code == 302
-    game = d.state.battle("3.1").game
+    d = kit.services.tournament
+    return c, d, d.state.battle("3.1").game
+
+
+def test_a_battle_ended_early_on_the_host_is_the_directors_decision(kit) -> None:  # noqa: ANN001
+    c, d, game = _battle_in_play(kit)
     host = kit.loop
     _right_answer(host, game, 1)
     assert host.end_game(game).result(10).refused is None  # the host ends it early
@@ -319,14 +325,7 @@ def test_the_page_shows_a_battle_just_ended_even_before_the_shell_hears_of_it(
     once; the shell records the result from the loop's notifier thread, which on a busy box
     may not have run yet. Here the notifier is held on an earlier update while the game
     ends: the page still shows the battle decided, and the late subscriber adds nothing."""
-    c = director(kit)
-    c.post("/admin/tournament/create", data={"title": "Кубок"})
-    _entries(c, 9)
-    assert c.post("/admin/tournament/draw", data={"seed": "2"}).status_code == 302
-    d = kit.services.tournament
-    assert c.post("/admin/tournament/start", data={"battle": "3.1", "package": "demo:battle"}
-                  ).status_code == 302
-    game = d.state.battle("3.1").game
+    c, d, game = _battle_in_play(kit)
     loop = kit.loop
     held, release = threading.Event(), threading.Event()
 
