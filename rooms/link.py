@@ -61,16 +61,19 @@ def no_delay(_client: Any, _userdata: Any, sock: Any) -> None:
 
 
 class Link:
-    """A connection that keeps itself up. `on_message(topic, payload, retained)` and
-    `on_up()` run on paho's thread; keep them short."""
+    """A connection that keeps itself up. `on_message(topic, payload, retained)`, `on_up()`
+    and `on_down()` (the connection lost, or refused by the broker) run on paho's thread;
+    keep them short."""
 
     def __init__(self, broker: Broker, *, subscriptions: list[str], on_message: Handler,
-                 on_up: Callable[[], None] | None = None, persistent: bool = False,
+                 on_up: Callable[[], None] | None = None,
+                 on_down: Callable[[], None] | None = None, persistent: bool = False,
                  will: tuple[str, bytes] | None = None):
         self.broker = broker
         self.subscriptions = subscriptions
         self.on_message = on_message
         self.on_up = on_up
+        self.on_down = on_down
         self.persistent = persistent
         self.connected = False
         self.refused: str | None = None  # the broker's reason when it turned us away
@@ -147,6 +150,7 @@ class Link:
         if reason.is_failure:
             self.refused = str(reason)
             log.warning("rooms link: the broker refused %s: %s", self.broker.username, reason)
+            self._tell_down()
             return
         self.refused = None
         self._connected_at = time.monotonic()
@@ -184,6 +188,14 @@ class Link:
                 log.warning("rooms link down (%s): %s", self.broker.username, reason)
             self.connected = False
             self.last_change = time.time()
+        self._tell_down()
+
+    def _tell_down(self) -> None:
+        if self.on_down is not None:
+            try:
+                self.on_down()
+            except Exception:
+                log.exception("rooms link: on_down failed")
 
     def _on_message(self, _c: mqtt.Client, _ud: Any, msg: mqtt.MQTTMessage) -> None:
         try:

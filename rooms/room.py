@@ -53,8 +53,13 @@ class RoomBox:
         # What the director refused of this box's games (its acknowledgement says why): the
         # host's screens show it, in the director's words.
         self.refused: dict[int, dict[str, Any]] = {}
+        # Told the box's link status (`status()`) whenever what its host's banner says
+        # changes: the link up or down, what the director refused, what waits to be sent.
+        self.on_status: list[Callable[[dict[str, Any]], None]] = []
+        self._told: tuple[Any, ...] | None = None
         self.link = Link(broker, subscriptions=[topics.down_all(room)],
                          on_message=self._on_message, on_up=self._on_up,
+                         on_down=self._kick.set,
                          will=(topics.up(room, topics.STATUS), self._status_payload(False)))
         self._thread = threading.Thread(target=self._pump_forever, name="rooms-outbox",
                                         daemon=True)
@@ -228,7 +233,7 @@ class RoomBox:
 
     def _pump_forever(self) -> None:
         while not self._stop.is_set():
-            self._kick.wait(PUMP_S)
+            kicked = self._kick.wait(PUMP_S)
             self._kick.clear()
             if self._stop.is_set():
                 break
@@ -236,6 +241,29 @@ class RoomBox:
                 self.pump()
             except Exception:
                 log.exception("rooms: sending failed; will try again")
+            if kicked and self.on_status:
+                self._tell_status()
+
+    def _tell_status(self) -> None:
+        """Tell `on_status` the link's status when what the host's banner shows changed
+        (on the outbox thread, after a kick: an update, an acknowledgement, the link up or
+        down), so the host's screen is pushed to, never polls."""
+        try:
+            st = self.status()
+        except Exception:
+            log.exception("rooms: status failed")
+            return
+        # what waits to be sent counts only while the link is down (the banner says it)
+        told = (st["connected"], st["refused"], st["taken_over"], repr(st["director_refused"]),
+                None if st["connected"] else st["unacknowledged"], repr(st["assignment"]))
+        if told == self._told:
+            return
+        self._told = told
+        for fn in list(self.on_status):
+            try:
+                fn(st)
+            except Exception:
+                log.exception("rooms: status listener %r failed", fn)
 
     def pump(self) -> None:
         """Send what the director has not acknowledged (runs on the outbox thread)."""

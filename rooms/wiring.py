@@ -60,6 +60,16 @@ def load_package(data: Path, ref: Any) -> Any:
     return jsonform.demo("demo-sport")
 
 
+def public(status: dict[str, Any]) -> dict[str, Any]:
+    """A link's status as screens may see it: a room's assignment keeps only who plays
+    which battle (its setup holds the questions and answers)."""
+    a = status.get("assignment")
+    if status.get("role") == "room" and a:
+        return {**status, "assignment": {k: a.get(k) for k in ("battle", "stage", "players",
+                                                               "room")}}
+    return status
+
+
 class Rooms:
     """The link of one box, replaceable when the host changes the box's role in admin."""
 
@@ -80,6 +90,20 @@ class Rooms:
             return
         if hasattr(self.link, "listeners"):
             self.link.listeners.append(self._push)
+        if hasattr(self.link, "on_status"):
+            self.link.on_status.append(self._push_status)
+
+    def status(self) -> dict[str, Any]:
+        """What the rooms screens show of the link; no secrets (no credentials, no answers:
+        a room's assignment without its setup)."""
+        if self.link is None:
+            return {"role": None}
+        return public(self.link.status())
+
+    def _push_status(self, status: dict[str, Any]) -> None:
+        """A room box's link status to its host tablets, as it changes (the banner)."""
+        if self.socketio is not None:
+            self.socketio.emit("rooms_link", public(status), to="host")
 
     def screens(self, socketio: Any) -> None:
         """Push every room's live battle to the boards (the director's TV) at once."""

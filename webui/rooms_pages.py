@@ -47,14 +47,8 @@ def _rooms_context() -> dict[str, Any]:
 @bp.get("/rooms/status.json")
 def status() -> Any:
     """What the rooms screens show; no secrets (no credentials, no answers)."""
-    lk = link()
-    if lk is None:
-        return jsonify({"role": None})
-    out = lk.status()
-    if out.get("role") == "room" and out.get("assignment"):
-        a = out["assignment"]
-        out["assignment"] = {k: a.get(k) for k in ("battle", "stage", "players", "room")}
-    return jsonify(out)
+    rooms = services().rooms
+    return jsonify({"role": None} if rooms is None else rooms.status())
 
 
 @bp.get("/admin/rooms")

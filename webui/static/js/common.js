@@ -43,6 +43,7 @@ function el(tag, attrs, ...children) {
 function connect(auth, onView) {
   const socket = io({auth: (cb) => cb({lang: S.lang, ...(typeof auth === "function" ? auth() : auth)}),
                      reconnectionDelayMax: 3000});
+  window.svoyakSocket = window.svoyakSocket || socket;  // the page's own, for its other scripts
   const offline = document.getElementById("offline");
   socket.on("connect", () => { if (offline) { offline.hidden = true; offline.textContent = t("common.offline"); } document.body.dataset.online = "1"; });
   socket.on("disconnect", () => { if (offline) offline.hidden = false; document.body.dataset.online = "0"; });

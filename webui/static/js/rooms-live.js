@@ -3,7 +3,8 @@
 //   shows that room's live scores, theme and value and who is answering, pushed on
 //   Socket.IO ("rooms_live") as soon as the director applied the room's events;
 // - on a room box's host tablet: a banner while the link to the director is down (the
-//   battle goes on; what the director has not acknowledged is sent when it is back).
+//   battle goes on; what the director has not acknowledged is sent when it is back), or
+//   the director refused a game; pushed on Socket.IO ("rooms_link") as the link changes.
 "use strict";
 
 (function () {
@@ -11,24 +12,29 @@
   const banner = document.getElementById("rooms-link");
 
   if (banner) {
-    async function linkTick() {
-      try {
-        const st = await (await fetch("/rooms/status.json", {cache: "no-store"})).json();
-        const down = st.role === "room" && !st.connected;
-        const refused = st.role === "room" ? (st.director_refused || []) : [];
-        const lines = [];
-        if (down) lines.push(st.taken_over ? t("rooms.taken_over")
-          : st.refused ? t("rooms.link_refused", {why: st.refused})
-          : t("rooms.host_link_down", {n: st.unacknowledged}));
-        for (const r of refused) lines.push(t("rooms.director_refused", {game: r.game, why: S.lang === "en" ? r.en : r.ru || r.en}));
-        banner.hidden = lines.length === 0;
-        banner.textContent = lines.join(" ");
-        banner.dataset.refused = String(refused.length);
-        document.body.dataset.roomsLink = st.role === "room" ? (st.connected ? "up" : "down") : "";
-      } catch (_) { /* the offline banner already says the box is unreachable */ }
+    function showLink(st) {
+      const down = st.role === "room" && !st.connected;
+      const refused = st.role === "room" ? (st.director_refused || []) : [];
+      const lines = [];
+      if (down) lines.push(st.taken_over ? t("rooms.taken_over")
+        : st.refused ? t("rooms.link_refused", {why: st.refused})
+        : t("rooms.host_link_down", {n: st.unacknowledged}));
+      for (const r of refused) lines.push(t("rooms.director_refused", {game: r.game, why: S.lang === "en" ? r.en : r.ru || r.en}));
+      banner.hidden = lines.length === 0;
+      banner.textContent = lines.join(" ");
+      banner.dataset.refused = String(refused.length);
+      document.body.dataset.roomsLink = st.role === "room" ? (st.connected ? "up" : "down") : "";
     }
-    linkTick();
-    setInterval(linkTick, 2000);
+    function fetchLink() {
+      fetch("/rooms/status.json", {cache: "no-store"}).then((r) => r.json()).then(showLink)
+        .catch(() => { /* the offline banner already says the box is unreachable */ });
+    }
+    // Pushed by the box as the link changes ("rooms_link"), and read once per (re)connection
+    // of the host's socket: what changed while it was away.
+    const sock = window.svoyakSocket || connect({role: "host"}, () => {});
+    sock.on("rooms_link", showLink);
+    sock.on("connect", fetchLink);
+    if (sock.connected) fetchLink();
   }
 
   if (!board) return;
