@@ -31,7 +31,7 @@ from appliance.rules.battle import state as battle_state  # noqa: E402
 from appliance.rules.battle import views as battle_views  # noqa: E402
 from appliance.runtime.running import RunningGame  # noqa: E402
 from appliance.runtime.store import Store  # noqa: E402
-from webui.hub import Client, Frame  # noqa: E402
+from webui.hub import Client, Frame, Hooks  # noqa: E402
 
 CLIENTS = [Client("host"), Client("board"), *(Client("player", s) for s in range(3))]
 
@@ -57,9 +57,9 @@ class StubLoop:
 def frames(rules: Any, state: Any) -> list[dict[str, Any]]:
     loop = StubLoop(rules, state)
     hub = SimpleNamespace(loop=loop, ui=SimpleNamespace(to_json=lambda: {}), simulate=True,
-                          phone_buzzer=lambda: False, hardware_status=None, media_type=None,
-                          settings=SimpleNamespace(get=dict), card_full=lambda: False,
-                          _lock=threading.Lock(), clients={})
+                          phone_buzzer=lambda: False, hooks=Hooks(),
+                          settings=SimpleNamespace(get=dict), _lock=threading.Lock(),
+                          clients={})
     frame = Frame(hub, (rules, state), 1)  # type: ignore[arg-type]
     return [frame.payload(c) for c in CLIENTS]
 
