@@ -54,6 +54,9 @@ CREATE TABLE IF NOT EXISTS rooms_games (
 """
 
 LiveListener = Callable[[str, dict[str, Any]], None]
+# The director's admin page is told the link's status at most this often (a busy venue
+# changes it with every batch; a person reads it at this pace).
+STATUS_EVERY_S = 0.5
 
 
 def _dumps(obj: Any) -> str:
@@ -86,6 +89,10 @@ class Director:
         self._battles: dict[tuple[str, int], Any] = {}  # (box, game) -> battle engine state
         self.live: dict[str, dict[str, Any]] = {}  # room -> what the screens show
         self.listeners: list[LiveListener] = []
+        # Told the link's status (`status()` without the bracket) after a change, at most
+        # every STATUS_EVERY_S: the admin rooms page is pushed to, never polls.
+        self.on_status: list[Callable[[dict[str, Any]], None]] = []
+        self._status_due = False
         self.duplicates = 0
         self.refusals: list[dict[str, Any]] = []
         # What was applied, per room: the acknowledgements, kept in memory (loaded once).
@@ -119,7 +126,7 @@ class Director:
         self.link = None
         if broker is not None:
             self.link = Link(broker, subscriptions=[topics.UP_ALL], on_message=self._on_message,
-                             on_up=self._on_up, persistent=True)
+                             on_up=self._on_up, on_down=self._changed, persistent=True)
 
     def start(self) -> Director:
         self._unwatch = self.t.watch(self._tournament_changed)
@@ -129,6 +136,7 @@ class Director:
         return self
 
     def close(self) -> None:
+        self.on_status.clear()
         self._unwatch()
         self._unwatch = _nothing
         if self.link is not None:
@@ -150,6 +158,7 @@ class Director:
             c.execute("INSERT OR IGNORE INTO rooms_rooms (room, joined) VALUES (?, ?)",
                       (room, self.wall()))
         self.assign_free_rooms()
+        self._changed()
 
     def rejoin(self, room: str) -> None:
         """The room got a new join code: the next box that writes with it is the room's.
@@ -166,6 +175,7 @@ class Director:
             self._boxes.pop(room, None)
             self.live.get(room, {}).pop("intruder", None)
         self.assign_free_rooms()
+        self._changed()
 
     def rooms(self) -> list[str]:
         return [str(r) for (r,) in self.db.query("SELECT room FROM rooms_rooms ORDER BY room")]
@@ -239,6 +249,7 @@ class Director:
         self.publish_assignments()
         for room in self.rooms():
             self._publish_ack(room)
+        self._changed()
 
     # -- a room's messages -----------------------------------------------------------------
     def _on_message(self, topic: str, payload: bytes, _retained: bool) -> None:
@@ -266,6 +277,7 @@ class Director:
                 self._ingest(batch)
             except Exception:
                 log.exception("rooms: a batch of %d messages failed", len(batch))
+            self._changed()
 
     def _ingest(self, batch: Sequence[tuple[str, bytes]]) -> None:
         runs: list[tuple[str, Mapping[str, Any]]] = []
@@ -611,6 +623,33 @@ class Director:
                 fn(room, snapshot)
             except Exception:
                 log.exception("rooms: a live listener failed")
+
+    def _changed(self) -> None:
+        """The status may have changed: tell `on_status` once STATUS_EVERY_S has passed
+        (one timer at a time, so a storm of batches costs one status)."""
+        if not self.on_status:
+            return
+        with self._lock:
+            if self._status_due:
+                return
+            self._status_due = True
+        timer = threading.Timer(STATUS_EVERY_S, self._tell_status)
+        timer.daemon = True
+        timer.start()
+
+    def _tell_status(self) -> None:
+        with self._lock:
+            self._status_due = False
+        try:
+            st = {k: v for k, v in self.status().items() if k != "bracket"}
+        except Exception:  # a closed director (its tables gone) tells nothing
+            log.exception("rooms: the director's status failed")
+            return
+        for fn in list(self.on_status):
+            try:
+                fn(st)
+            except Exception:
+                log.exception("rooms: a status listener failed")
 
     def status(self) -> dict[str, Any]:
         with self._lock:

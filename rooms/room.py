@@ -245,17 +245,18 @@ class RoomBox:
                 self._tell_status()
 
     def _tell_status(self) -> None:
-        """Tell `on_status` the link's status when what the host's banner shows changed
-        (on the outbox thread, after a kick: an update, an acknowledgement, the link up or
-        down), so the host's screen is pushed to, never polls."""
+        """Tell `on_status` the link's status when what the host's banner or the admin
+        rooms page shows changed (on the outbox thread, after a kick: an update, an
+        acknowledgement, the link up or down), so those screens are pushed to, never poll."""
         try:
             st = self.status()
         except Exception:
             log.exception("rooms: status failed")
             return
-        # what waits to be sent counts only while the link is down (the banner says it)
+        # what the banner and the admin rooms page show
         told = (st["connected"], st["refused"], st["taken_over"], repr(st["director_refused"]),
-                None if st["connected"] else st["unacknowledged"], repr(st["assignment"]))
+                st["unacknowledged"], repr(st["assignment"]),
+                repr([(g["game"], g["result_acked"]) for g in st["games"]]))
         if told == self._told:
             return
         self._told = told

@@ -101,9 +101,14 @@ class Rooms:
         return public(self.link.status())
 
     def _push_status(self, status: dict[str, Any]) -> None:
-        """A room box's link status to its host tablets, as it changes (the banner)."""
-        if self.socketio is not None:
-            self.socketio.emit("rooms_link", public(status), to="host")
+        """The link's status, as it changes: a room box's to its host tablets (the banner)
+        and its admin rooms page, a director's to its admin rooms page."""
+        if self.socketio is None:
+            return
+        shown = public(status)
+        if status.get("role") == "room":
+            self.socketio.emit("rooms_link", shown, to="host")
+        self.socketio.emit("rooms_link", shown, to="admin")
 
     def screens(self, socketio: Any) -> None:
         """Push every room's live battle to the boards (the director's TV) at once."""

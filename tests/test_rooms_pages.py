@@ -116,17 +116,55 @@ def test_restarting_the_director_link_leaves_no_loop_subscriber_behind(
     the link watches the tournament's corrections through the game loop. Each restart used
     to leave one more subscriber (0 → 1 → 2 → 3): the watch's unsubscribe was dropped."""
     box.loop.new_game("tournament", {"title": "Кубок"}).result(5)
+    shell = box.services.tournament
+    screens = shell.watchers()  # the web UI's, for the tournament's TV pages
     c = host(box)
     r = c.post("/admin/rooms/setup", json={"action": "director", "host": "127.0.0.1",
                                            "port": free_port(),
                                            "passwd": str(tmp_path / "passwd")}).get_json()
     assert r == {"ok": True, "role": "director"}
     rooms = box.services.rooms
-    shell = box.services.tournament
     after_first = (box.loop.subscribers(), shell.watchers())
-    assert after_first[1] == 1  # the director link watches the tournament's corrections
+    assert after_first[1] == screens + 1  # the director link watches the corrections
     for _ in range(10):
         rooms.restart()
     assert (box.loop.subscribers(), shell.watchers()) == after_first
     rooms.close()
-    assert shell.watchers() == 0  # the link's own watch, gone with it
+    assert shell.watchers() == screens  # the link's own watch, gone with it
+
+
+def test_the_admin_rooms_page_is_pushed_the_directors_status(box: Any, tmp_path: Path) -> None:
+    """The admin rooms page listens on a socket of its own role ("admin": a PIN login, no
+    game frames) and is told the link's status as it changes, instead of asking every
+    second; host tablets are not sent a director's status."""
+    import time
+
+    assert not box.client("admin").is_connected()  # no login, no socket
+    c = host(box)
+    r = c.post("/admin/rooms/setup", json={"action": "director", "host": "127.0.0.1",
+                                           "port": free_port(),
+                                           "passwd": str(tmp_path / "passwd")}).get_json()
+    assert r["ok"]
+    admin = box.host(role="admin")
+    tablet = box.host()
+    assert admin.is_connected() and admin.get_received() == []  # the page reads it itself
+    tablet.get_received()
+    assert c.post("/admin/rooms/setup", json={"action": "add_room"}).get_json()["ok"]
+
+    def pushed() -> list[dict[str, Any]]:
+        got = admin.get_received()
+        assert all(m["name"] == "rooms_link" for m in got), got
+        return [m["args"][0] for m in got]
+
+    deadline, seen = time.monotonic() + 10, []
+    while not any(st["rooms"] for st in seen):
+        assert time.monotonic() < deadline, seen
+        seen += pushed()
+        time.sleep(0.05)
+    st = seen[-1]
+    assert st["role"] == "director" and [x["room"] for x in st["rooms"]] == ["room1"]
+    assert "bracket" not in st  # the page shows rooms and refusals; the TV has the bracket
+    assert not [m for m in tablet.get_received() if m["name"] == "rooms_link"]
+    # A page that only listens may not act.
+    out = admin.emit("command", {"type": "announce"}, callback=True)
+    assert not out["ok"] and out["refused"]["code"] == "forbidden"

@@ -160,3 +160,52 @@ def test_the_podium_of_a_finished_tournament_fits_the_tv(browser: Any, tmp_path:
         page.close()
     finally:
         server.stop()
+
+
+def test_the_bracket_tv_turns_its_pages_in_place_and_redraws_on_a_push(
+        browser: Any, tmp_path: Path) -> None:
+    """The TV's bracket holds the three pages of the stage in play and turns them on its
+    own clock with nothing fetched; a change the director makes reaches it as a push, and
+    the page reads itself once for it."""
+    seeded(tmp_path / "data", 81)  # the 1/27 in play: 27 battles, 3 pages
+    server = Server(tmp_path / "data").start()
+    try:
+        tv = browser.new_page(viewport={"width": 1920, "height": 1080})
+        reads: list[str] = []
+        tv.on("request", lambda r: reads.append(r.url) if "/tournament/" in r.url else None)
+        tv.clock.install()
+        tv.goto(f"{server.base}/tournament/board")
+        tv.wait_for_function("() => document.body.dataset.tourney === '0'")  # connected
+        sheets = tv.locator(".sheet")
+        assert sheets.count() == 3
+
+        def shown() -> tuple[int, str]:
+            return (tv.evaluate("() => [...document.querySelectorAll('.sheet')]"
+                                ".findIndex((s) => !s.hidden)"),
+                    tv.locator(".page-of").inner_text())
+
+        assert shown() == (0, " · страница 1 из 3")
+        assert tv.evaluate(CHECK)["bad"] == []
+        reads.clear()
+        tv.clock.run_for(12_500)
+        assert shown() == (1, " · страница 2 из 3")
+        assert tv.evaluate(CHECK)["bad"] == []
+        tv.clock.run_for(24_000)
+        assert shown() == (0, " · страница 1 из 3")
+        assert reads == []  # an unchanged bracket costs the box nothing
+
+        # The director renames the tournament: one push, one read, the new title shown.
+        director = browser.new_page()
+        director.goto(f"{server.base}/login?next=/admin/tournament/")
+        director.fill("#pin", server.pin)
+        director.click("button[type=submit]")
+        director.fill("#t-name", "Кубок Азии")
+        director.click("form[action='/admin/tournament/settings'] button[type=submit]")
+        tv.wait_for_function("() => document.body.dataset.tourney === '1'")
+        assert tv.locator("h1").inner_text() == "Кубок Азии"
+        assert len(reads) == 1 and reads[0].endswith("/tournament/board"), reads
+        assert tv.locator(".sheet").count() == 3 and shown()[0] == 0
+        director.close()
+        tv.close()
+    finally:
+        server.stop()

@@ -383,3 +383,42 @@ def test_replaying_a_battle_in_play_asks_and_names_what_is_lost(kit) -> None:  #
                   ).status_code == 302
     assert d.state.battle("3.2").status == "ready"
     assert kit.loop.store.game(game).status != "running"  # its game was stopped with it
+
+
+
+def _pushed(client, into: list[int]) -> int:  # noqa: ANN001
+    """Take what the box pushed to a TV page's socket into `into` (the change numbers);
+    how many came."""
+    got = client.get_received()
+    assert all(m["name"] == "tourney" for m in got), [m["name"] for m in got]
+    into.extend(m["args"][0]["v"] for m in got)
+    return len(got)
+
+
+def test_the_tv_pages_hear_of_every_change_and_nothing_of_the_games(kit) -> None:  # noqa: ANN001
+    """The tournament's TV pages redraw on a push ("tourney"), never on a timer: told once
+    on connecting, then after each change, whoever made it (the director's page, the rooms
+    link), and never sent a game's frames."""
+    from appliance.packages import jsonform
+
+    tv, seen = kit.client("tourney"), []
+    assert tv.is_connected()
+    assert _pushed(tv, seen) == 1 and seen == [0]
+    c, d, game = _battle_in_play(kit)  # create, import, draw, start: each a change
+    _wait(lambda: _pushed(tv, seen) and seen[-1] >= 3, "the morning's changes pushed")
+    assert seen == sorted(seen)
+    # The battle's own game: the board hears it, the TV page does not.
+    board = kit.client("board")
+    _right_answer(kit.loop, game, 1)
+    _wait(lambda: any(m["name"] == "view" and m["args"][0].get("game") == game
+                      for m in board.get_received()), "the board's frames")
+    before = len(seen)
+    assert _pushed(tv, seen) == 0 and len(seen) == before
+    # A change the rooms link makes (a battle given to a room) reaches the TV too.
+    ready = next(b for b in d.state.battles if b.status == "ready")
+    d.start_battle(ready.id, d.setup_for(ready.id, jsonform.demo("demo-sport")), room="room1")
+    _wait(lambda: _pushed(tv, seen) > 0, "the rooms link's change pushed")
+    assert d.state.battle(ready.id).room == "room1"
+    # A TV page only listens: it may not press even in simulator mode.
+    out = tv.emit("press", {"player": 0}, callback=True)
+    assert not out["ok"] and out["refused"]["code"] == "forbidden"

@@ -229,6 +229,8 @@ def create_app(services: Services) -> tuple[Flask, SocketIO, Hub]:
     hub = Hub(socketio, services.loop, simulate=services.simulate,
               settings=services.settings, start_game=start_game, hooks=hooks)
     app.extensions["svoyak_hub"] = hub
+    if services.tournament is not None:  # the tournament's TV pages redraw on each change
+        services.tournament.watch(hub.tourney_changed, link_too=True)
 
     from webui import admin, pages
 

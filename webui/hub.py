@@ -2,7 +2,10 @@
 translation of screen messages into engine commands. No rule logic lives here: views come
 from the engine's `view(state, role)`, buttons from `legal_actions(state)`.
 
-Rooms: "host", "board", "player:N" (a seated phone), "lobby" (a phone with no seat yet).
+Rooms: "host", "board", "player:N" (a seated phone), "lobby" (a phone with no seat yet),
+"tourney" (the tournament's TV pages: no game frames, only "tourney" when the tournament
+changes, `Hub.tourney_changed`), "admin" (a logged-in admin page: no game frames, only what
+its page is pushed, e.g. the rooms link's status).
 Every (re)connect gets the full view for its role at once, then updates after each commit,
 and a deadline's decision (the answerer) as soon as the loop decides it, before its commit
 (`GameLoop.subscribe` with ``ahead``).
@@ -61,6 +64,10 @@ FALLBACK_S = 0.05
 LAMP_ON, PRESS, FALSE_START, TIME_UP = "lamp_on", "press", "false_start", "time_up"
 
 
+# Roles that only listen: no game frames, nothing they may send.
+LISTENERS = ("tourney", "admin")
+
+
 class JsonPacket(Packet):
     """Socket.IO packets that are JSON text, never binary. The library's default class walks
     every payload it sends, each list and dict down to the leaves, looking for bytes to send
@@ -73,7 +80,7 @@ class JsonPacket(Packet):
 
 @dataclass
 class Client:
-    role: str  # "host" | "board" | "player"
+    role: str  # "host" | "board" | "player" | "tourney" | "admin"
     seat: int | None = None
     lang: str = "ru"
 
@@ -340,6 +347,7 @@ class Hub:
         self._lock = threading.Lock()
         self._hw: dict[str, Any] | None = None
         self._seq = 0
+        self._tourney = 0  # changes of the tournament, for its TV pages
         self._held_cues: list[str] = []
         self._held_events: list[dict[str, Any]] = []
         self.hooks = hooks
@@ -395,8 +403,20 @@ class Hub:
 
     def _send_full(self, sid: str) -> None:
         client = self.clients.get(sid)
-        if client is not None:
+        if client is None:
+            return
+        if client.role == "tourney":
+            self.sio.emit("tourney", {"v": self._tourney}, to=sid)
+        elif client.role != "admin":  # an admin page reads its own state once it connects
             self.sio.emit("view", self.payload(client), to=sid)
+
+    def tourney_changed(self) -> None:
+        """The tournament changed (its shell's watcher, on the notifier thread): its TV
+        pages redraw. A counter, not the bracket: each page renders its own part."""
+        with self._lock:
+            self._tourney += 1
+            v = self._tourney
+        self.sio.emit("tourney", {"v": v}, to="tourney")
 
     def broadcast(self, cues: list[str] | None = None, events: list[dict] | None = None,
                   snapshot: tuple[Any, Any] | None = None, game: int | None = None) -> None:
@@ -404,7 +424,7 @@ class Hub:
         deadline, the summary, each role's view) is computed once for the update, and only
         when a room that receives it is occupied."""
         with self._lock:
-            rooms = {c.room: c for c in self.clients.values()}
+            rooms = {c.room: c for c in self.clients.values() if c.role not in LISTENERS}
         if not rooms:
             return
         clock = time.perf_counter
@@ -585,9 +605,9 @@ class Hub:
             log.exception("could not end game %s", game)
 
     def disconnect_hosts(self) -> None:
-        """Close every host socket (the host sessions were ended)."""
+        """Close every host and admin socket (the host sessions were ended)."""
         with self._lock:
-            sids = [sid for sid, c in self.clients.items() if c.role == "host"]
+            sids = [sid for sid, c in self.clients.items() if c.role in ("host", "admin")]
         for sid in sids:
             try:
                 self.sio.server.disconnect(sid, namespace="/")
@@ -689,15 +709,15 @@ class Hub:
             if hello is None:
                 return False
             role, seat, lang = hello
-            if role == "host" and not self.hooks.is_host():
-                log.warning("host socket without login from %s", request.remote_addr)
+            if role in ("host", "admin") and not self.hooks.is_host():
+                log.warning("%s socket without login from %s", role, request.remote_addr)
                 return False
             client = Client(role, None, lang)
             address = request.remote_addr or "?"
             with self._lock:
                 self.clients[request.sid] = client
                 self._meters[request.sid] = Meter(role, self.meter_clock)
-                if role != "host" and not is_loopback(address):
+                if role not in ("host", "admin") and not is_loopback(address):
                     self._sid_address[request.sid] = address
                     if address not in self._address_meters:
                         self._address_meters[address] = Meter("address", self.meter_clock)
@@ -783,6 +803,9 @@ class Hub:
             casual mode). A phone may press only for its own seat."""
             client = self._client()
             assert client is not None
+            if client.role in LISTENERS:
+                return refusal("Только ведущий может это сделать.", "Only the host may do this.",
+                               "forbidden")
             if client.role == "player":
                 if not self.phone_buzzer() or client.seat is None:
                     return refusal("Кнопка на телефоне выключена.",

@@ -70,7 +70,7 @@ def hello(auth: Any) -> tuple[str, int | None, str] | None:
     if not isinstance(auth, dict) or not small(auth):
         return None
     role = auth.get("role", "board")
-    if role not in ("host", "board", "player"):
+    if role not in ("host", "board", "player", "tourney", "admin"):
         return None
     seat = auth.get("seat")
     if not (is_int(seat) and 0 <= seat < MAX_SEATS):

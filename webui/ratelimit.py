@@ -40,6 +40,8 @@ class Bucket:
 LIMITS: dict[str, dict[str, Limit]] = {
     "host": {"any": Limit(50, 100), "press": Limit(20, 40)},
     "board": {"any": Limit(20, 40), "press": Limit(20, 40)},
+    "tourney": {"any": Limit(1, 5)},  # pages that only listen
+    "admin": {"any": Limit(1, 5)},
     "player": {"any": Limit(10, 20), "press": Limit(5, 8), "seat": Limit(1, 5),
                "player_command": Limit(2, 5)},
     # Shared by all the sockets of one stranger's address (a phone, not the box or the

@@ -6,7 +6,8 @@ Handlers only translate forms into tournament commands (through the box's tourna
 `appliance.runtime.tournament.TournamentShell`, i.e. the game loop: `Services.tournament`,
 built once by the composition root) and views into templates; the rules live in
 `appliance.rules.tournament`. Pages are plain HTML forms; the TV pages refresh themselves
-from webui/static/js/tournament-board.js.
+from webui/static/js/tournament-board.js when the box pushes a change ("tourney" on
+Socket.IO, `Hub.tourney_changed`): nothing polls.
 """
 
 from __future__ import annotations
@@ -107,11 +108,12 @@ def board() -> str:
     chosen = next((p for p in pages if p["stage"] == stage and p["page"] == page),
                   next((p for p in pages if p["stage"] == stage), pages[0]))
     nxt = set(views.view(s, "board")["next"])
-    urls = [f"/tournament/board?stage={p['stage']}&page={p['page']}" for p in pages
-            if p["stage"] == chosen["stage"]]
-    auto = "stage" not in request.args and len(urls) > 1
-    return render("tournament/board.html", s=s, sheet=chosen, pages=pages, next_ids=nxt,
-                  stage_name=_name, urls=urls if auto else [], autopage_s=AUTOPAGE_S)
+    # The TV's default (no stage asked for) holds every page of the stage in play, the first
+    # shown: the page turns them in place (tournament-board.js), with nothing fetched.
+    auto = "stage" not in request.args
+    sheets = [p for p in pages if p["stage"] == chosen["stage"]] if auto else [chosen]
+    return render("tournament/board.html", s=s, sheet=chosen, sheets=sheets, pages=pages,
+                  next_ids=nxt, stage_name=_name, autopage_s=AUTOPAGE_S)
 
 
 @public.get("/call")

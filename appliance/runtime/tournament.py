@@ -23,8 +23,9 @@ commands:
   power cut between the end of a battle and its result), so after a restart the tournament
   catches up from the log alone.
 - `watch(on_change)`: told after a change to the tournament the rooms link did not make
-  itself (a correction by hand, a draw, a walkover, a battle played here); returns the
-  unsubscribe.
+  itself (a correction by hand, a draw, a walkover, a battle played here); with
+  ``link_too=True`` after every change (the screens: the tournament's TV pages redraw when a
+  room's result moves the bracket too); returns the unsubscribe.
 - `replayed()`: the tournament folded again from the log alone.
 """
 
@@ -57,7 +58,7 @@ class TournamentShell:
     def __init__(self, loop: GameLoop):
         self.loop = loop
         self._lock = threading.Lock()
-        self._watchers: list[Watcher] = []
+        self._watchers: list[tuple[Watcher, bool]] = []
         self._off = loop.subscribe(self._on_update)
 
     def close(self) -> None:
@@ -173,17 +174,19 @@ class TournamentShell:
         return fold(engine, engine.initial(record.setup), self.loop.store.events(t))
 
     # -- watching --------------------------------------------------------------------------
-    def watch(self, on_change: Watcher) -> Callable[[], None]:
+    def watch(self, on_change: Watcher, *, link_too: bool = False) -> Callable[[], None]:
         """Call `on_change()` (on the loop's notifier thread: keep it short) after each
-        change to the tournament that the rooms link did not make itself; returns the
-        unsubscribe."""
+        change to the tournament that the rooms link did not make itself, or after every
+        change with `link_too` (the link itself must not: it would hear its own echo);
+        returns the unsubscribe."""
+        entry = (on_change, link_too)
         with self._lock:
-            self._watchers.append(on_change)
+            self._watchers.append(entry)
 
         def off() -> None:
             with self._lock:
-                if on_change in self._watchers:
-                    self._watchers.remove(on_change)
+                if entry in self._watchers:
+                    self._watchers.remove(entry)
 
         return off
 
@@ -195,14 +198,16 @@ class TournamentShell:
         """The one loop subscriber (notifier thread): a battle game played here ended, or
         the tournament changed."""
         if update.rules is engine:
-            if any(not _by_link(e) for e in update.events):
-                with self._lock:
-                    watchers = list(self._watchers)
-                for fn in watchers:
-                    try:
-                        fn()
-                    except Exception:
-                        log.exception("tournament watcher %r failed", fn)
+            if not update.events:
+                return
+            own = any(not _by_link(e) for e in update.events)
+            with self._lock:
+                watchers = [fn for fn, link_too in self._watchers if own or link_too]
+            for fn in watchers:
+                try:
+                    fn()
+                except Exception:
+                    log.exception("tournament watcher %r failed", fn)
             return
         if not update.finished:
             return

@@ -54,7 +54,7 @@ function connect(auth, onView) {
       offline.textContent = err && err.description === 503 ? t("common.full") : t("common.offline");
     }
     document.body.dataset.online = "0";
-    if (auth.role === "host" && !socket.active) {
+    if ((auth.role === "host" || auth.role === "admin") && !socket.active) {
       location.href = "/login?next=" + encodeURIComponent(location.pathname); // session gone
     }
   });

@@ -1,7 +1,8 @@
 // The rooms pages (docs/rooms.md): the admin rooms page (director or room box) and the
-// director's rooms board on the TV. The admin page reads /rooms/status.json; the board
-// reads it once per connection and then gets each room's live battle pushed on Socket.IO
-// ("rooms_live") right after the director applied it.
+// director's rooms board on the TV. Both read /rooms/status.json once per connection of
+// their socket, then are pushed to: the admin page the link's status ("rooms_link", at
+// most twice a second on a director), the board each room's live battle ("rooms_live")
+// right after the director applied it.
 "use strict";
 
 const $r = (id) => document.getElementById(id);
@@ -86,14 +87,19 @@ function renderRoom(st) {
     g.result_acked ? " · " + t("rooms.result_acknowledged") : "")));
 }
 
-async function adminTick() {
-  let st;
-  try { st = await fetchStatus(); } catch (_) { $r("link-state").textContent = t("common.offline"); return; }
+let shownStatus = null;  // the admin page's last status, drawn again as its times age
+
+function renderAdmin(st) {
+  shownStatus = st;
   $r("link-state").textContent = st.role ? linkText(st) : t("rooms.not_in_tournament");
   document.body.dataset.link = st.connected ? "up" : "down";
   if (st.role === "director") renderDirector(st);
   else if (st.role === "room") renderRoom(st);
   else $r("choose").hidden = false;
+}
+
+async function adminTick() {
+  try { renderAdmin(await fetchStatus()); } catch (_) { $r("link-state").textContent = t("common.offline"); }
 }
 
 function adminPage() {
@@ -130,8 +136,13 @@ function adminPage() {
     const out = await res.json().catch(() => ({ok: false}));
     $r("import-result").textContent = out.ok ? (out.applied ? t("rooms.imported") : t("rooms.already")) : refusalText(out);
   });
-  adminTick();
-  setInterval(adminTick, 1000);
+  // Push only: the status once each time the socket (re)connects (and after the page's own
+  // actions), then each change as the box tells it ("rooms_link"); the clock only ages the
+  // "… s ago" texts of what is shown.
+  const socket = connect({role: "admin"}, () => {});
+  socket.on("connect", adminTick);
+  socket.on("rooms_link", (st) => { renderAdmin(st); document.body.dataset.pushed = String((Number(document.body.dataset.pushed) || 0) + 1); });
+  setInterval(() => { if (shownStatus) renderAdmin(shownStatus); }, 1000);
 }
 
 // --- the director's TV ----------------------------------------------------------------

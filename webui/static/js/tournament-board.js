@@ -1,31 +1,59 @@
-// The tournament's TV pages (bracket, call, podium): refresh from the box every few
-// seconds, and on the bracket page cycle through the pages of the current stage.
-// The page is complete without this script; it only keeps it fresh.
+// The tournament's TV pages (bracket, call, podium). The box pushes "tourney" on
+// Socket.IO when the tournament changes (and once per connection): the page then reads
+// itself once and swaps its #tourney-board. The bracket holds every page of the stage in
+// play and turns them in place every few seconds. Nothing polls; the page is complete
+// without this script, it only keeps it fresh.
 "use strict";
 
 (function () {
   const main = document.getElementById("tourney-board");
   if (!main) return;
-  let urls = [];
-  try { urls = JSON.parse(main.dataset.urls || "[]"); } catch (e) { urls = []; }
-  const every = Math.max(3, Number(main.dataset.autopage) || 10) * 1000;
-  let i = Math.max(0, urls.indexOf(location.pathname + location.search));
+  const every = Math.max(3, Number(main.dataset.autopage) || 12) * 1000;
+  let shown = 0;
 
-  async function refresh() {
-    const url = urls.length ? urls[i = (i + 1) % urls.length] : location.href;
+  function show() {
+    const sheets = main.querySelectorAll(".sheet");
+    if (!sheets.length) return;
+    shown %= sheets.length;
+    sheets.forEach((s, k) => { s.hidden = k !== shown; });
+    const label = main.querySelector(".page-of");
+    if (label) label.textContent = sheets[shown].dataset.label || "";
+  }
+
+  let latest = null;   // the change the page shows
+  let reading = false;  // one read at a time; a change during it reads again after
+  let again = false;
+  async function redraw() {
+    if (reading) { again = true; return; }
+    reading = true;
+    const v = latest;
     try {
-      const resp = await fetch(url, {cache: "no-store"});
-      if (!resp.ok) return;
-      const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
-      const fresh = doc.getElementById("tourney-board");
-      if (fresh) {
-        main.innerHTML = fresh.innerHTML;
-        main.className = fresh.className;
+      const resp = await fetch(location.href, {cache: "no-store"});
+      if (resp.ok) {
+        const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
+        const fresh = doc.getElementById("tourney-board");
+        if (fresh) {
+          main.innerHTML = fresh.innerHTML;
+          main.className = fresh.className;
+          show();
+          document.body.dataset.tourney = String(v);  // what the page shows (tests read it)
+        }
       }
-      document.getElementById("offline")?.setAttribute("hidden", "");
     } catch (e) {
-      document.getElementById("offline")?.removeAttribute("hidden");
+      // the socket's own banner says the box is unreachable; the next change reads again
+    } finally {
+      reading = false;
+      if (again) { again = false; redraw(); }
     }
   }
-  setInterval(refresh, every);
+
+  const socket = connect({role: "tourney"}, () => {});
+  socket.on("tourney", (msg) => {
+    if (msg.v === latest) return;
+    latest = msg.v;
+    redraw();
+  });
+  setInterval(() => {
+    if (main.querySelectorAll(".sheet").length > 1) { shown += 1; show(); }
+  }, every);
 })();
