@@ -184,3 +184,33 @@ def test_a_card_filling_up_while_the_server_runs_gives_back_its_reserve(small_di
     assert space.full(small_disk) and told == [True]
     filler.unlink()
     assert watch.check() is False and space.reserved(small_disk) and told == [True, False]
+
+
+def test_a_package_is_deleted_on_a_card_full_to_the_last_block(small_disk):
+    """The card went on filling after the box gave back its space reserve (the booted box's
+    test found it): SQLite cannot write even a deletion then, and the admin page's delete
+    failed, though freeing space is what the host deletes a package for. Its own media
+    go first, then its rows, in the room they left; a package sharing none keeps its own."""
+    from appliance.runtime import space
+
+    lib = Library(small_disk)
+    pid = lib.import_file(MEDIA_PACKAGE)
+    other = lib.import_file(DEMO)
+    media = small_disk / "media"
+    before = {p for p in media.rglob("*") if p.is_file()}
+    assert before
+    kit = make_kit(small_disk, library=lib)
+    filler = fill(small_disk)
+    try:
+        assert space.free_bytes(small_disk) == 0
+        fc, _ = host(kit)
+        r = fc.post(f"/admin/packages/{pid}/delete")
+        assert r.status_code == 200 and r.get_json()["ok"], r.get_data(as_text=True)[-2000:]
+        assert [p.id for p in lib.list()] == [other]
+        assert not [p for p in media.rglob("*") if p.is_file()]
+        assert space.free_bytes(small_disk) > 0
+        missing = fc.post(f"/admin/packages/{pid}/delete")
+        assert missing.status_code == 404
+    finally:
+        kit.close()
+        filler.unlink()

@@ -225,8 +225,11 @@ def delete_package(pid: int) -> Any:
     lib = _library()
     try:
         lib.delete(pid)
-    except LibraryError:
-        abort(404)
+    except LibraryError as e:
+        if e.code == "no_package":
+            abort(404)
+        return jsonify({"ok": False, "error": e.message(lang()), "code": e.code,
+                        "refused": e.to_json()}), 507 if e.code == "disk_full" else 500
     from appliance.runtime import space
 
     space.keep(services().data_dir)  # room again: the reserve for the next full card

@@ -203,7 +203,12 @@ class Settings:
             if not self._data.get("pin_on_board"):
                 return False
             self._data["pin_on_board"] = False
-            self._write()
+            try:
+                self._write()
+            except OSError as e:  # a full card must not stop the host logging in
+                if not storage.disk_full(e):
+                    raise
+                log.warning("the card is full: the first PIN leaves the TV until a restart")
             return True
 
     def request_wifi(self, ssid: str, password: str, network: str | None = None) -> None:

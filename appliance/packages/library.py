@@ -120,12 +120,12 @@ class Library:
             conn.close()
 
     def _failed(self, e: sqlite3.DatabaseError) -> LibraryError:
-        """The database failed: a full card says that nothing was added."""
+        """The database failed: a full card says that nothing was changed."""
         full = storage.disk_full(e)
         return LibraryError(
-            f"{self.db_path.name}: " + ("нет места на карте памяти: ничего не добавлено"
+            f"{self.db_path.name}: " + ("нет места на карте памяти: ничего не изменено"
                                         if full else "ошибка базы данных"),
-            f"{self.db_path.name}: " + ("disk full: nothing was added" if full
+            f"{self.db_path.name}: " + ("disk full: nothing was changed" if full
                                         else f"database error ({e})"),
             "disk_full" if full else "database")
 
@@ -263,9 +263,34 @@ class Library:
         return jsonform.loads(row[0])
 
     def delete(self, package_id: int) -> None:
-        """Remove a package and every media file no other package uses."""
+        """Remove a package and every media file no other package uses.
+
+        On a card full to the last block SQLite cannot write even a deletion (its journal
+        needs room); the host deletes a package precisely to free space, so then the
+        package's own media files go first (found by reading alone), and the rows after,
+        in the room they left. Should that fail too, the package stays listed without its
+        media, and deleting it again finishes the job."""
         if not self._exists():
             raise no_package(package_id)
+        try:
+            orphans = self._delete_rows(package_id)
+        except LibraryError as e:
+            if e.code != "disk_full":
+                raise
+            self.media.delete(self._own_media(package_id))
+            orphans = self._delete_rows(package_id)
+        self.media.delete(orphans)
+
+    def _own_media(self, package_id: int) -> tuple[str, ...]:
+        """The media hashes of a package that no other package uses."""
+        with self._connect(write=False) as conn:
+            return tuple(r[0] for r in conn.execute(
+                "SELECT DISTINCT hash FROM package_media WHERE package = ? AND hash NOT IN "
+                "(SELECT hash FROM package_media WHERE package != ?)",
+                (package_id, package_id)))
+
+    def _delete_rows(self, package_id: int) -> tuple[str, ...]:
+        """Delete the package's rows in one transaction; the media hashes it left unused."""
         with self._connect(write=True) as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -280,11 +305,11 @@ class Library:
                     "SELECT 1 FROM package_media WHERE hash = ? LIMIT 1", (h,)).fetchone() is None]
                 conn.executemany("DELETE FROM media WHERE hash = ?", [(h,) for h in orphans])
                 conn.execute("COMMIT")
-            except BaseException:
+            except BaseException:  # (a database error becomes the LibraryError it says)
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
-        self.media.delete(orphans)
+        return tuple(orphans)
 
     def media_path(self, digest: str) -> Path | None:
         """The file of a media hash (as found in a package's items), or None if unknown."""
