@@ -40,7 +40,7 @@ test-arm64: $(STAMP)
 # The box booted in QEMU from a disk made of the provisioned tree (tests/box/; what it checks
 # and its times are in docs/appliance.md, "Booted in QEMU"). Slow the first time (site.yml,
 # the kernel module build), cached afterwards. BOX_TESTS picks some (default: all).
-BOX_TESTS ?= $(addprefix tests/box/box_,boot.py kiosk.py buttons.py wifi.py faults.py)
+BOX_TESTS ?= $(addprefix tests/box/box_,boot.py kiosk.py buttons.py wifi.py rooms.py faults.py)
 test-box: $(STAMP) vendor
 	scripts/test-deps.sh
 	scripts/test-box-deps.sh

@@ -63,9 +63,21 @@ def box(base_disk: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[v
 def own_box(request: pytest.FixtureRequest, base_disk: Path,
             tmp_path: Path) -> Iterator[vm.Box]:
     """A box of the test's own, not started (the fault tests boot, kill and boot again)."""
+    yield from _own(request, base_disk, tmp_path)
+
+
+@pytest.fixture
+def director_box(request: pytest.FixtureRequest, base_disk: Path,
+                 tmp_path: Path) -> Iterator[vm.Box]:
+    """A tournament director's box (site.yml with `svoyak_director`: its broker), a disk
+    of its own, not started (`base_disk` first: the tools and the shared caches)."""
+    yield from _own(request, image.base_disk(director=True), tmp_path)
+
+
+def _own(request: pytest.FixtureRequest, disk: Path, tmp_path: Path) -> Iterator[vm.Box]:
     for running in RUNNING:  # two emulated boxes at once would starve each other
         running.poweroff()
-    b = vm.Box(tmp_path / "box", base_disk)
+    b = vm.Box(tmp_path / "box", disk)
     try:
         yield b
     finally:
