@@ -703,7 +703,7 @@ def test_units_are_enabled_and_the_box_boots_to_the_kiosk(tree):
     root, _, _ = tree
     units = ["svoyak.service", "svoyak-kiosk.service", "svoyak-box-setup.service",
              "svoyak-wifi-request.path", "NetworkManager.service", "avahi-daemon.service",
-             "svoyak-wifi-radio.service"]
+             "svoyak-wifi-radio.service", "svoyak-kiosk-watch.timer"]
     r = subprocess.run(["systemctl", f"--root={root}", "is-enabled", *units],
                        capture_output=True, text=True)
     assert r.stdout.split() == ["enabled"] * len(units), r.stdout + r.stderr
@@ -895,6 +895,14 @@ def test_kiosk_shows_the_board(tree):
     assert "try-restart svoyak-kiosk.service" in (
         root / "etc/systemd/system/svoyak-kiosk-hotplug.service").read_text()
     assert hotplug["Type"] == "oneshot"
+    # The watch: a browser with no connection to the server (as the kiosk user, to the
+    # box's port) after 90 s of both running is started again (booted: tests/box).
+    watch = (root / "usr/local/sbin/svoyak-kiosk-watch").read_text()
+    assert 'grace="${SVOYAK_KIOSK_GRACE:-90}"' in watch and "dport = :80" in watch
+    assert "id -u svoyak-kiosk" in watch and "restart svoyak-kiosk.service" in watch
+    assert os.access(root / "usr/local/sbin/svoyak-kiosk-watch", os.X_OK)
+    assert unit(root, "svoyak-kiosk-watch.service")["Service"]["ExecStart"] == (
+        "/usr/local/sbin/svoyak-kiosk-watch")
 
 
 def test_base_settings(tree):

@@ -59,7 +59,8 @@ def add_test_layer(tree: Path, kernel: Path, in_tree: Callable[[Path, str], None
     chromium.mkdir(parents=True, exist_ok=True)
     shutil.copy2(FILES / "svoyak-test-chromium", chromium / "svoyak-test-vm")
     for unit, conf in (("svoyak.service", "svoyak-test-pi.conf"),
-                       ("svoyak-kiosk.service", "svoyak-test-kiosk.conf")):
+                       ("svoyak-kiosk.service", "svoyak-test-kiosk.conf"),
+                       ("svoyak-kiosk-watch.service", "svoyak-test-kiosk-watch.conf")):
         dropin = units / f"{unit}.d"
         dropin.mkdir(exist_ok=True)
         shutil.copy2(FILES / conf, dropin / conf)
