@@ -29,6 +29,7 @@ from typing import Any
 from appliance.packages.model import Package
 from appliance.rules import registry
 from appliance.rules.protocol import Event, Refused
+from appliance.runtime.coalesce import Coalesced
 from appliance.runtime.tournament import TournamentShell
 from rooms import messages, topics
 from rooms.assignments import Assignments
@@ -92,7 +93,7 @@ class Director:
         # Told the link's status (`status()` without the bracket) after a change, at most
         # every STATUS_EVERY_S: the admin rooms page is pushed to, never polls.
         self.on_status: list[Callable[[dict[str, Any]], None]] = []
-        self._status_due = False
+        self._status_soon = Coalesced(STATUS_EVERY_S, self._tell_status)
         self.duplicates = 0
         self.refusals: list[dict[str, Any]] = []
         # What was applied, per room: the acknowledgements, kept in memory (loaded once).
@@ -627,19 +628,10 @@ class Director:
     def _changed(self) -> None:
         """The status may have changed: tell `on_status` once STATUS_EVERY_S has passed
         (one timer at a time, so a storm of batches costs one status)."""
-        if not self.on_status:
-            return
-        with self._lock:
-            if self._status_due:
-                return
-            self._status_due = True
-        timer = threading.Timer(STATUS_EVERY_S, self._tell_status)
-        timer.daemon = True
-        timer.start()
+        if self.on_status:
+            self._status_soon()
 
     def _tell_status(self) -> None:
-        with self._lock:
-            self._status_due = False
         try:
             st = {k: v for k, v in self.status().items() if k != "bracket"}
         except Exception:  # a closed director (its tables gone) tells nothing

@@ -385,7 +385,6 @@ def test_replaying_a_battle_in_play_asks_and_names_what_is_lost(kit) -> None:  #
     assert kit.loop.store.game(game).status != "running"  # its game was stopped with it
 
 
-
 def _pushed(client, into: list[int]) -> int:  # noqa: ANN001
     """Take what the box pushed to a TV page's socket into `into` (the change numbers);
     how many came."""

@@ -31,6 +31,7 @@ from socketio.packet import Packet
 
 from appliance import storage
 from appliance.rules.protocol import Command, Refused
+from appliance.runtime.coalesce import Coalesced
 from appliance.runtime.loop import END_GAME_ACTION
 from webui import inbound, tracing
 from webui.admission import is_loopback
@@ -356,7 +357,9 @@ class Hub:
         self._sid_address: dict[str, str] = {}  # sid -> a stranger's address
         self._address_meters: dict[str, Meter] = {}  # address -> buckets all its sockets share
         self.dropped: Counter[str] = Counter()  # messages over a socket's rate limit
-        self._lobby_pending = False
+        # Names proposed in the lobby reach the screens together, at most once per
+        # LOBBY_COALESCE_S: a room of phones joining at once costs one fan-out, not one each.
+        self._lobby_changed = Coalesced(LOBBY_COALESCE_S, self.broadcast)
         self._register()
         self.trace = tracing.from_environment()  # the fan-out bench's profile, else None
         # ahead: a deadline's decision (the answerer) before its commit, see `GameLoop`
@@ -676,22 +679,6 @@ class Hub:
         if address is not None and self.hooks.on_storm is not None:
             self.hooks.on_storm(address)
         disconnect()
-
-    def _lobby_changed(self) -> None:
-        """Names proposed in the lobby reach the screens together, at most once per
-        LOBBY_COALESCE_S: a room of phones joining at once costs one fan-out, not one each."""
-        with self._lock:
-            if self._lobby_pending:
-                return
-            self._lobby_pending = True
-        timer = threading.Timer(LOBBY_COALESCE_S, self._lobby_flush)
-        timer.daemon = True
-        timer.start()
-
-    def _lobby_flush(self) -> None:
-        with self._lock:
-            self._lobby_pending = False
-        self.broadcast()
 
     def _address_allows(self, name: str) -> bool:
         address = self._sid_address.get(request.sid)
